@@ -1,0 +1,52 @@
+use serde::Serialize;
+use std::sync::Arc;
+
+use crate::clock::{Clock, SystemClock};
+use crate::domain::{Password, SiteId, Username};
+use crate::store::{NewCredential, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The site's id.
+    site_id: SiteId,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct CreatedKey {
+    username: String,
+    password: String,
+}
+
+pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+    let username = Username::generate();
+    let password = Password::generate();
+    let key = CreatedKey {
+        username: username.as_str().to_owned(),
+        password: password.expose().to_owned(),
+    };
+    let added = store
+        .add_credential(
+            args.site_id,
+            NewCredential {
+                username,
+                digest: password.digest(),
+                created_at: SystemClock.now(),
+            },
+        )
+        .await?;
+    if !added {
+        anyhow::bail!("no site with id {}", args.site_id);
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&key)?);
+    } else {
+        println!("New credential for site {}:", args.site_id);
+        println!("  username: {}", key.username);
+        println!("  password: {}", key.password);
+        println!("The password is shown only now; store it safely.");
+    }
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! The `agegate` command line: one subcommand per file.
+
+mod key_create;
+mod key_revoke;
+mod serve;
+mod site_create;
+mod site_list;
+mod site_show;
+mod site_update;
+mod view;
+mod webhook_secret_rotate;
+
+use clap::{Parser, Subcommand};
+use std::sync::Arc;
+
+use crate::config::DEFAULT_DATABASE_URL;
+use crate::store::{self, Store};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "agegate",
+    version,
+    about = "Self-hostable age-verification invite service",
+    long_about = "Self-hostable age-verification invite service.\n\n\
+        Run `agegate serve` for the HTTP API, and `agegate site ...` to manage the site \
+        configurations and credentials its clients use."
+)]
+pub struct Cli {
+    /// Database to use: sqlite:PATH (created if absent) or postgres://user:pass@host:port/db.
+    #[arg(
+        long,
+        env = "AGEGATE_DATABASE_URL",
+        default_value = DEFAULT_DATABASE_URL,
+        global = true,
+        value_name = "URL"
+    )]
+    pub database_url: String,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP server.
+    Serve(serve::Args),
+    /// Manage site configurations, their credentials and webhook secrets.
+    Site {
+        #[command(subcommand)]
+        command: SiteCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SiteCommand {
+    /// Create a site configuration and its first credential.
+    Create(site_create::Args),
+    /// List every site configuration.
+    List(site_list::Args),
+    /// Show one site configuration.
+    Show(site_show::Args),
+    /// Change a site's redirect or webhook URL.
+    Update(site_update::Args),
+    /// Issue or revoke API credentials of a site.
+    Key {
+        #[command(subcommand)]
+        command: KeyCommand,
+    },
+    /// Manage a site's webhook signing secret.
+    WebhookSecret {
+        #[command(subcommand)]
+        command: WebhookSecretCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Issue one more credential for the site (for rotation without downtime).
+    Create(key_create::Args),
+    /// Revoke one credential; running servers refuse it within 5 seconds.
+    Revoke(key_revoke::Args),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhookSecretCommand {
+    /// Issue a new signing secret; the old one keeps signing alongside for 24 hours.
+    Rotate(webhook_secret_rotate::Args),
+}
+
+/// Runs a parsed command line.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => serve::run(args, &cli.database_url).await,
+        Command::Site { command } => {
+            let store = open(&cli.database_url).await?;
+            match command {
+                SiteCommand::Create(args) => site_create::run(args, store).await,
+                SiteCommand::List(args) => site_list::run(args, store).await,
+                SiteCommand::Show(args) => site_show::run(args, store).await,
+                SiteCommand::Update(args) => site_update::run(args, store).await,
+                SiteCommand::Key { command } => match command {
+                    KeyCommand::Create(args) => key_create::run(args, store).await,
+                    KeyCommand::Revoke(args) => key_revoke::run(args, store).await,
+                },
+                SiteCommand::WebhookSecret { command } => match command {
+                    WebhookSecretCommand::Rotate(args) => {
+                        webhook_secret_rotate::run(args, store).await
+                    }
+                },
+            }
+        }
+    }
+}
+
+async fn open(database_url: &str) -> anyhow::Result<Arc<dyn Store>> {
+    store::open(database_url).await.map_err(|e| {
+        anyhow::anyhow!(
+            "cannot open database {}: {e}",
+            store::mask_password(database_url)
+        )
+    })
+}
+
+/// Prints one JSON value on stdout.
+fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+/// Parses the command line, turning clap's multi-line usage errors into one line.
+pub fn parse() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                e.exit();
+            }
+            eprintln!("{}", one_line(&e.render().to_string()));
+            std::process::exit(2);
+        }
+    }
+}
+
+/// The text of a clap error up to its usage section, on one line.
+fn one_line(rendered: &str) -> String {
+    let message: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+        .collect();
+    let mut line = message.join(" ");
+    if !line.contains("--help") {
+        line.push_str(" (see --help)");
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn usage_errors_fold_to_one_line() {
+        let rendered = "error: the following required arguments were not provided:\n  --name <NAME>\n\nUsage: agegate site create --name <NAME>\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            one_line(rendered),
+            "error: the following required arguments were not provided: --name <NAME> (see --help)"
+        );
+    }
+}

@@ -1,0 +1,96 @@
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::SystemClock;
+use crate::config::{parse_retry_schedule, Settings, DEFAULT_LISTEN, DEFAULT_RETRY_SCHEDULE};
+use crate::startup::Application;
+use crate::store;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Address of the HTTP server.
+    #[arg(long, env = "AGEGATE_LISTEN", default_value = DEFAULT_LISTEN, value_name = "ADDR")]
+    listen: String,
+
+    /// Base of the gateway URLs handed out in invites [default: http:// + the listen address].
+    #[arg(long, env = "AGEGATE_PUBLIC_URL", value_name = "URL")]
+    public_url: Option<String>,
+
+    /// Bearer token of the verification provider; unset, the verifier API answers 401.
+    #[arg(
+        long,
+        env = "AGEGATE_VERIFIER_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    verifier_token: Option<String>,
+
+    /// Allow webhook targets on loopback or private networks (development and tests only).
+    #[arg(long, env = "AGEGATE_ALLOW_PRIVATE_WEBHOOKS")]
+    allow_private_webhooks: bool,
+
+    /// Delays between webhook delivery attempts, after the first, immediate one.
+    #[arg(
+        long,
+        env = "AGEGATE_WEBHOOK_RETRY_SCHEDULE",
+        default_value = DEFAULT_RETRY_SCHEDULE,
+        value_name = "LIST",
+        value_parser = parse_retry_schedule
+    )]
+    webhook_retry_schedule: RetrySchedule,
+}
+
+type RetrySchedule = Vec<Duration>;
+
+pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
+    let settings = Settings {
+        listen: args.listen,
+        public_url: args.public_url,
+        verifier_token: args.verifier_token.filter(|t| !t.is_empty()),
+        allow_private_webhooks: args.allow_private_webhooks,
+        webhook_retry_schedule: args.webhook_retry_schedule,
+    };
+    let store = store::open(database_url).await.map_err(|e| {
+        anyhow::anyhow!(
+            "cannot open database {}: {e}",
+            store::mask_password(database_url)
+        )
+    })?;
+    let app = Application::build(settings, store, Arc::new(SystemClock)).await?;
+    tracing::info!(
+        "agegate listening on http://{} (public URL {}), database {}",
+        app.local_addr(),
+        app.public_url(),
+        store::mask_password(database_url)
+    );
+    let shutdown = CancellationToken::new();
+    tokio::spawn(stop_on_signal(shutdown.clone()));
+    app.run_until_stopped(shutdown).await?;
+    tracing::info!("agegate stopped");
+    Ok(())
+}
+
+/// Cancels `shutdown` on SIGINT or SIGTERM.
+async fn stop_on_signal(shutdown: CancellationToken) {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = interrupt => {},
+                    _ = term.recv() => {},
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+    tracing::info!("shutting down: finishing in-flight requests");
+    shutdown.cancel();
+}

@@ -1,0 +1,101 @@
+use serde::Serialize;
+use std::sync::Arc;
+
+use crate::clock::{Clock, SystemClock};
+use crate::domain::{Password, SiteId, SiteName, SiteUrl, Username, WebhookSecret};
+use crate::store::{NewCredential, NewSite, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A name for people to recognise the site by.
+    #[arg(long, value_parser = |s: &str| SiteName::parse(s))]
+    name: SiteName,
+    /// Where the gateway sends a verified visitor back to (vs= and cid= are added).
+    #[arg(long, value_name = "URL", value_parser = |s: &str| SiteUrl::parse(s))]
+    redirect_url: Option<SiteUrl>,
+    /// Where signed webhook events are POSTed.
+    #[arg(long, value_name = "URL", value_parser = |s: &str| SiteUrl::parse(s))]
+    webhook_url: Option<SiteUrl>,
+    /// A test site: its gateway page offers a control that marks an invite verified.
+    #[arg(long)]
+    sandbox: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What a new site's owner needs; the password and secret are shown only here.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedSite {
+    pub site_id: String,
+    pub username: String,
+    pub password: String,
+    pub webhook_secret: String,
+}
+
+/// Creates a site with its first credential and webhook secret.
+pub async fn create_site(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    name: SiteName,
+    redirect_url: Option<SiteUrl>,
+    webhook_url: Option<SiteUrl>,
+    sandbox: bool,
+) -> anyhow::Result<CreatedSite> {
+    let now = clock.now();
+    let id = SiteId::generate();
+    let username = Username::generate();
+    let password = Password::generate();
+    let secret = WebhookSecret::generate();
+    let created = CreatedSite {
+        site_id: id.to_string(),
+        username: username.as_str().to_owned(),
+        password: password.expose().to_owned(),
+        webhook_secret: secret.expose().to_owned(),
+    };
+    store
+        .create_site(NewSite {
+            id,
+            name,
+            redirect_url,
+            webhook_url,
+            sandbox,
+            created_at: now,
+            credential: NewCredential {
+                username,
+                digest: password.digest(),
+                created_at: now,
+            },
+            webhook_secret: secret,
+        })
+        .await?;
+    Ok(created)
+}
+
+pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+    let name = args.name.as_str().to_owned();
+    let created = create_site(
+        store.as_ref(),
+        &SystemClock,
+        args.name,
+        args.redirect_url,
+        args.webhook_url,
+        args.sandbox,
+    )
+    .await?;
+    if args.json {
+        println!("{}", serde_json::to_string(&created)?);
+    } else {
+        println!(
+            "Created site \"{name}\"{}.",
+            if args.sandbox { " (sandbox)" } else { "" }
+        );
+        println!("  siteId:        {}", created.site_id);
+        println!("  username:      {}", created.username);
+        println!("  password:      {}", created.password);
+        println!("  webhookSecret: {}", created.webhook_secret);
+        println!("The password and webhook secret are shown only now; store them safely.");
+    }
+    Ok(())
+}

@@ -1,0 +1,25 @@
+use std::sync::Arc;
+
+use super::view::{print_site, SiteView};
+use crate::store::Store;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print a JSON array instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+    let sites: Vec<SiteView> = store.sites().await?.into_iter().map(Into::into).collect();
+    if args.json {
+        return super::print_json(&sites);
+    }
+    if sites.is_empty() {
+        println!("No sites yet; create one with `agegate site create --name NAME`.");
+    }
+    for site in &sites {
+        print_site(site);
+    }
+    Ok(())
+}

@@ -1,0 +1,28 @@
+use std::sync::Arc;
+
+use super::view::{print_site, SiteView};
+use crate::domain::SiteId;
+use crate::store::Store;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The site's id.
+    site_id: SiteId,
+    /// Print a JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+    let site: SiteView = store
+        .site(args.site_id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("no site with id {}", args.site_id))?
+        .into();
+    if args.json {
+        super::print_json(&site)
+    } else {
+        print_site(&site);
+        Ok(())
+    }
+}

@@ -1,0 +1,43 @@
+use std::sync::Arc;
+
+use crate::domain::{SiteId, SiteUrl};
+use crate::store::{SiteUpdate, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The site's id.
+    site_id: SiteId,
+    /// New redirect URL; an empty string removes it.
+    #[arg(long, value_name = "URL", value_parser = optional_url)]
+    redirect_url: Option<OptionalUrl>,
+    /// New webhook URL; an empty string removes it.
+    #[arg(long, value_name = "URL", value_parser = optional_url)]
+    webhook_url: Option<OptionalUrl>,
+}
+
+/// A URL, or nothing (from an empty argument).
+#[derive(Debug, Clone)]
+struct OptionalUrl(Option<SiteUrl>);
+
+fn optional_url(s: &str) -> Result<OptionalUrl, crate::domain::site::SiteUrlError> {
+    if s.is_empty() {
+        Ok(OptionalUrl(None))
+    } else {
+        SiteUrl::parse(s).map(|u| OptionalUrl(Some(u)))
+    }
+}
+
+pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+    if args.redirect_url.is_none() && args.webhook_url.is_none() {
+        anyhow::bail!("nothing to update: give --redirect-url and/or --webhook-url");
+    }
+    let update = SiteUpdate {
+        redirect_url: args.redirect_url.map(|u| u.0),
+        webhook_url: args.webhook_url.map(|u| u.0),
+    };
+    if !store.update_site(args.site_id, update).await? {
+        anyhow::bail!("no site with id {}", args.site_id);
+    }
+    println!("Updated site {}.", args.site_id);
+    Ok(())
+}

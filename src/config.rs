@@ -1,0 +1,100 @@
+//! The server's settings, independent of where they came from (flags, env, tests).
+
+use std::time::Duration;
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite:agegate.db";
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+pub const DEFAULT_RETRY_SCHEDULE: &str = "5s,5m,30m,2h,5h,10h,10h";
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Address to bind; port 0 picks a free one.
+    pub listen: String,
+    /// Base of gateway URLs; `None` means `http://` + the bound address.
+    pub public_url: Option<String>,
+    pub verifier_token: Option<String>,
+    pub allow_private_webhooks: bool,
+    pub webhook_retry_schedule: Vec<Duration>,
+}
+
+impl Settings {
+    /// Defaults for a server on `listen`; what tests and embedders start from.
+    pub fn new(listen: impl Into<String>) -> Self {
+        Self {
+            listen: listen.into(),
+            public_url: None,
+            verifier_token: None,
+            allow_private_webhooks: false,
+            webhook_retry_schedule: parse_retry_schedule(DEFAULT_RETRY_SCHEDULE)
+                .expect("the default schedule parses"),
+        }
+    }
+}
+
+/// `5s,5m,30m` → the delays between delivery attempts.
+pub fn parse_retry_schedule(s: &str) -> Result<Vec<Duration>, String> {
+    let delays = s
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| humantime::parse_duration(d).map_err(|e| format!("'{d}': {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    if delays.is_empty() {
+        return Err("the retry schedule must list at least one delay".into());
+    }
+    Ok(delays)
+}
+
+/// An absolute http(s) URL, returned without a trailing slash.
+pub fn parse_public_url(s: &str) -> Result<String, String> {
+    let url = url::Url::parse(s).map_err(|e| format!("'{s}' is not a valid URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(format!("'{s}' must be an absolute http or https URL"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!("'{s}' must not have a query or fragment"));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_schedule_spans_more_than_a_day() {
+        let total: Duration = parse_retry_schedule(DEFAULT_RETRY_SCHEDULE)
+            .unwrap()
+            .iter()
+            .sum();
+        assert!(total > Duration::from_secs(24 * 3600));
+    }
+
+    #[test]
+    fn schedules_parse_and_reject_nonsense() {
+        assert_eq!(
+            parse_retry_schedule("1s, 2s,4s").unwrap(),
+            vec![
+                Duration::from_secs(1),
+                Duration::from_secs(2),
+                Duration::from_secs(4)
+            ]
+        );
+        assert!(parse_retry_schedule("").is_err());
+        assert!(parse_retry_schedule("soon").is_err());
+    }
+
+    #[test]
+    fn public_urls_lose_their_trailing_slash() {
+        assert_eq!(
+            parse_public_url("https://verify.example/").unwrap(),
+            "https://verify.example"
+        );
+        assert_eq!(
+            parse_public_url("https://x.example/age/").unwrap(),
+            "https://x.example/age"
+        );
+        assert!(parse_public_url("verify.example").is_err());
+        assert!(parse_public_url("https://x.example/?a=1").is_err());
+    }
+}

@@ -1,0 +1,208 @@
+use crate::clock::UnixTime;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How long an invite stays usable: 24 hours (seed spec, "Limits").
+pub const INVITE_LIFETIME_SECS: i64 = 24 * 60 * 60;
+
+/// Longest accepted customId, in Unicode scalar values (not bytes).
+pub const CUSTOM_ID_MAX_CHARS: usize = 128;
+
+/// Opaque invite identifier: 128 random bits, base64url (22 characters).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InviteId(String);
+
+const INVITE_ID_BYTES: usize = 16;
+const INVITE_ID_LEN: usize = 22;
+
+impl InviteId {
+    pub fn generate() -> Self {
+        Self(super::random_token(INVITE_ID_BYTES))
+    }
+
+    /// `None` for anything that cannot be an invite id; callers treat that as "not found".
+    pub fn parse(s: &str) -> Option<Self> {
+        let well_formed = s.len() == INVITE_ID_LEN
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        well_formed.then(|| Self(s.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for InviteId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The client's own identifier for an invite: at most 128 characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomId(String);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CustomIdError {
+    #[error("customId must be at most {CUSTOM_ID_MAX_CHARS} characters")]
+    TooLong,
+}
+
+impl CustomId {
+    pub fn parse(s: String) -> Result<Self, CustomIdError> {
+        // Count scalar values, but stop early so a huge string costs no more than 129 steps.
+        if s.chars().nth(CUSTOM_ID_MAX_CHARS).is_some() {
+            return Err(CustomIdError::TooLong);
+        }
+        Ok(Self(s))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+/// An invite's status, as clients see it and as it is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pending,
+    Verified,
+    Expired,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Verified => "verified",
+            Status::Expired => "expired",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "pending" => Some(Status::Pending),
+            "verified" => Some(Status::Verified),
+            "expired" => Some(Status::Expired),
+            _ => None,
+        }
+    }
+
+    /// The status an invite has at `now`, given what is stored. A pending invite becomes
+    /// expired at `expires` exactly, whether or not a sweeper has written that down yet;
+    /// a verified invite stays verified.
+    pub fn at(stored: Status, expires: UnixTime, now: UnixTime) -> Status {
+        match stored {
+            Status::Pending if now >= expires => Status::Expired,
+            other => other,
+        }
+    }
+}
+
+/// The time an invite created at `now` expires.
+pub fn expires_at(created: UnixTime) -> UnixTime {
+    created + INVITE_LIFETIME_SECS
+}
+
+/// What a successful verification report does to an invite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerifyTransition {
+    /// pending → verified: write it down (and, later, tell the site).
+    Verify,
+    /// Already verified: nothing changes; the report is answered as a success.
+    AlreadyVerified,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    #[error("the invite has expired")]
+    Expired,
+}
+
+/// The verification rule: only a pending invite, before it expires, becomes verified.
+pub fn verify(current: Status) -> Result<VerifyTransition, VerifyError> {
+    match current {
+        Status::Pending => Ok(VerifyTransition::Verify),
+        Status::Verified => Ok(VerifyTransition::AlreadyVerified),
+        Status::Expired => Err(VerifyError::Expired),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invite_ids_are_22_url_safe_chars_and_distinct() {
+        let a = InviteId::generate();
+        let b = InviteId::generate();
+        assert_ne!(a, b);
+        assert_eq!(a.as_str().len(), 22);
+        assert!(InviteId::parse(a.as_str()).is_some());
+    }
+
+    #[test]
+    fn malformed_invite_ids_are_rejected() {
+        assert!(InviteId::parse("").is_none());
+        assert!(InviteId::parse("short").is_none());
+        assert!(InviteId::parse("aaaaaaaaaaaaaaaaaaaaa/").is_none());
+        assert!(InviteId::parse("aaaaaaaaaaaaaaaaaaaaaaa").is_none());
+    }
+
+    #[test]
+    fn custom_id_counts_scalar_values_not_bytes() {
+        assert!(CustomId::parse("😀".repeat(128)).is_ok());
+        assert!(CustomId::parse("a".repeat(128)).is_ok());
+        assert_eq!(
+            CustomId::parse("a".repeat(129)),
+            Err(CustomIdError::TooLong)
+        );
+        assert_eq!(
+            CustomId::parse("😀".repeat(129)),
+            Err(CustomIdError::TooLong)
+        );
+        assert!(CustomId::parse(String::new()).is_ok());
+    }
+
+    #[test]
+    fn pending_expires_exactly_at_expires() {
+        assert_eq!(Status::at(Status::Pending, 100, 99), Status::Pending);
+        assert_eq!(Status::at(Status::Pending, 100, 100), Status::Expired);
+        assert_eq!(Status::at(Status::Pending, 100, 101), Status::Expired);
+    }
+
+    #[test]
+    fn verified_stays_verified_after_expiry() {
+        assert_eq!(Status::at(Status::Verified, 100, 1_000), Status::Verified);
+        assert_eq!(Status::at(Status::Expired, 100, 50), Status::Expired);
+    }
+
+    #[test]
+    fn only_pending_invites_can_be_verified() {
+        assert_eq!(verify(Status::Pending), Ok(VerifyTransition::Verify));
+        assert_eq!(
+            verify(Status::Verified),
+            Ok(VerifyTransition::AlreadyVerified)
+        );
+        assert_eq!(verify(Status::Expired), Err(VerifyError::Expired));
+    }
+
+    #[test]
+    fn lifetime_is_24_hours() {
+        assert_eq!(expires_at(1_700_000_000), 1_700_086_400);
+    }
+
+    #[test]
+    fn status_round_trips_through_its_text() {
+        for s in [Status::Pending, Status::Verified, Status::Expired] {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(Status::parse("PENDING"), None);
+    }
+}

@@ -1,0 +1,21 @@
+//! The rules of the product, free of I/O: identifiers, invites and their lifecycle,
+//! sites and credentials. Everything else depends on this module, never the reverse.
+
+pub mod credential;
+pub mod invite;
+pub mod site;
+
+pub use credential::{Password, PasswordDigest, Username, WebhookSecret};
+pub use invite::{CustomId, CustomIdError, InviteId, Status, VerifyError, VerifyTransition};
+pub use site::{SiteId, SiteName, SiteUrl};
+
+use base64::Engine;
+use rand::RngCore;
+
+/// `n` bytes from the operating system's CSPRNG, base64url without padding.
+pub(crate) fn random_token(n: usize) -> String {
+    let mut buf = [0u8; 64];
+    let buf = &mut buf[..n];
+    rand::rngs::OsRng.fill_bytes(buf);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(buf)
+}

@@ -1,0 +1,195 @@
+//! Authentication extractors. A handler that takes [`SiteAuth`] only runs for a
+//! request whose Basic credentials are valid *and* belong to the site in its path, so
+//! every query a handler makes starts from an authenticated site.
+
+use axum::extract::{FromRequestParts, RawPathParams};
+use axum::http::{header, request::Parts, HeaderMap};
+use base64::Engine;
+use std::collections::HashMap;
+use std::sync::RwLock;
+use std::time::{Duration, Instant};
+
+use super::error::{ApiError, ErrorCode};
+use super::AppState;
+use crate::domain::{PasswordDigest, SiteId};
+use crate::store::{CredentialRecord, Store, StoreError};
+
+/// The site whose credentials the request carries, which is also the site in its path.
+#[derive(Debug, Clone, Copy)]
+pub struct SiteAuth {
+    pub site_id: SiteId,
+}
+
+impl FromRequestParts<AppState> for SiteAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let credential_site = authenticate_basic(&parts.headers, state).await?;
+        let params = RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ErrorCode::InvalidPath)?;
+        let path_site = params
+            .iter()
+            .find_map(|(name, value)| (name == "siteId").then_some(value))
+            .ok_or(ErrorCode::InvalidPath)?;
+        let path_site = SiteId::parse(path_site).map_err(|_| ErrorCode::InvalidSiteId)?;
+        if path_site != credential_site {
+            return Err(ErrorCode::WrongSite.into());
+        }
+        Ok(SiteAuth {
+            site_id: credential_site,
+        })
+    }
+}
+
+/// Checks `Authorization: Basic ...` and returns the site the credential belongs to.
+/// Unknown username, wrong password and revoked credential look exactly alike.
+async fn authenticate_basic(headers: &HeaderMap, state: &AppState) -> Result<SiteId, ApiError> {
+    let value = headers
+        .get(header::AUTHORIZATION)
+        .ok_or(ErrorCode::MissingCredentials)?;
+    let (username, password) =
+        parse_basic(value.as_bytes()).ok_or(ErrorCode::InvalidCredentials)?;
+    let record = state
+        .credentials
+        .lookup(state.store.as_ref(), &username)
+        .await?;
+    let valid = match &record {
+        Some(r) => r.digest.matches(&password) & !r.revoked,
+        None => {
+            // Spend the same work as a real comparison.
+            let _ = UNKNOWN.matches(&password);
+            false
+        }
+    };
+    match record {
+        Some(r) if valid => Ok(r.site_id),
+        _ => Err(ErrorCode::InvalidCredentials.into()),
+    }
+}
+
+const UNKNOWN: PasswordDigest = PasswordDigest([0; 32]);
+
+fn parse_basic(value: &[u8]) -> Option<(String, String)> {
+    let value = std::str::from_utf8(value).ok()?.trim();
+    let (scheme, encoded) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let decoded = String::from_utf8(decoded).ok()?;
+    let (user, pass) = decoded.split_once(':')?;
+    Some((user.to_owned(), pass.to_owned()))
+}
+
+/// The verification provider, authenticated by the bearer token given to `serve`.
+pub struct VerifierAuth;
+
+impl FromRequestParts<AppState> for VerifierAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let expected = state
+            .verifier_token
+            .as_ref()
+            .ok_or(ErrorCode::VerifierUnauthorized)?;
+        let presented = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                let (scheme, token) = v.trim().split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+            })
+            .ok_or(ErrorCode::VerifierUnauthorized)?;
+        if expected.matches(presented) {
+            Ok(VerifierAuth)
+        } else {
+            Err(ErrorCode::VerifierUnauthorized.into())
+        }
+    }
+}
+
+/// Credentials as recently read from the store. An entry is trusted for [`Self::TTL`],
+/// which bounds how long a revoked credential is still accepted (the interface allows 5 s),
+/// and saves a database round trip on almost every request.
+pub struct CredentialCache {
+    entries: RwLock<HashMap<String, (Instant, CredentialRecord)>>,
+}
+
+impl CredentialCache {
+    pub const TTL: Duration = Duration::from_secs(2);
+    /// Bound on entries; only existing credentials are cached, so this is rarely reached.
+    const MAX_ENTRIES: usize = 100_000;
+
+    pub fn new() -> Self {
+        Self {
+            entries: RwLock::new(HashMap::new()),
+        }
+    }
+
+    pub async fn lookup(
+        &self,
+        store: &dyn Store,
+        username: &str,
+    ) -> Result<Option<CredentialRecord>, StoreError> {
+        if let Some((at, record)) = self.read().get(username) {
+            if at.elapsed() < Self::TTL {
+                return Ok(Some(record.clone()));
+            }
+        }
+        let record = store.credential(username).await?;
+        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        match &record {
+            Some(r) => {
+                if entries.len() >= Self::MAX_ENTRIES {
+                    entries.clear();
+                }
+                entries.insert(username.to_owned(), (Instant::now(), r.clone()));
+            }
+            None => {
+                entries.remove(username);
+            }
+        }
+        Ok(record)
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, (Instant, CredentialRecord)>> {
+        self.entries.read().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Default for CredentialCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_basic;
+
+    #[test]
+    fn basic_header_is_parsed() {
+        // "user:pa:ss" — the password may itself contain colons.
+        assert_eq!(
+            parse_basic(b"Basic dXNlcjpwYTpzcw=="),
+            Some(("user".into(), "pa:ss".into()))
+        );
+        assert_eq!(
+            parse_basic(b"basic dXNlcjpwYTpzcw=="),
+            Some(("user".into(), "pa:ss".into()))
+        );
+    }
+
+    #[test]
+    fn malformed_basic_headers_are_refused() {
+        assert_eq!(parse_basic(b"Bearer abc"), None);
+        assert_eq!(parse_basic(b"Basic !!!"), None);
+        assert_eq!(parse_basic(b"Basic"), None);
+        // "nocolon"
+        assert_eq!(parse_basic(b"Basic bm9jb2xvbg=="), None);
+    }
+}

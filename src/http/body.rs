@@ -1,0 +1,101 @@
+//! Request-body and path extractors whose every rejection is an [`ApiError`], so the
+//! framework's own failures (bad JSON, wrong content type, too large) answer with the
+//! JSON error body like everything else.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::{header, HeaderMap};
+use serde::de::DeserializeOwned;
+
+use super::error::{ApiError, ErrorCode};
+
+/// Largest accepted request body.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// A JSON request body whose fields are all optional, so an empty body means `{}`.
+pub trait RequestBody: DeserializeOwned {
+    /// The error for a well-formed object with a field of the wrong type.
+    const TYPE_ERROR: ErrorCode;
+}
+
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: RequestBody> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let is_json = is_json(req.headers());
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                ErrorCode::BodyTooLarge
+            } else {
+                ErrorCode::MalformedJson
+            }
+        })?;
+        let text = bytes.trim_ascii();
+        if text.is_empty() {
+            return parse::<T>(b"{}").map(JsonBody);
+        }
+        if !is_json {
+            return Err(ErrorCode::UnsupportedContentType.into());
+        }
+        parse::<T>(text).map(JsonBody)
+    }
+}
+
+fn parse<T: RequestBody>(text: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice::<T>(text).map_err(|e| {
+        let code = if e.is_data() {
+            if text.first() == Some(&b'{') {
+                T::TYPE_ERROR
+            } else {
+                ErrorCode::BodyNotObject
+            }
+        } else {
+            ErrorCode::MalformedJson
+        };
+        code.into()
+    })
+}
+
+/// `application/json`, with or without parameters, or any `application/*+json`.
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or("").trim();
+    essence.eq_ignore_ascii_case("application/json")
+        || (essence.len() > 17
+            && essence[..12].eq_ignore_ascii_case("application/")
+            && essence[essence.len() - 5..].eq_ignore_ascii_case("+json"))
+}
+
+/// `axum::extract::Path` with its rejection mapped to the API's error body.
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(ApiError))]
+pub struct ApiPath<T>(pub T);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(ct: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_str(ct).unwrap());
+        h
+    }
+
+    #[test]
+    fn json_content_types_are_recognised() {
+        assert!(is_json(&headers("application/json")));
+        assert!(is_json(&headers("Application/JSON; charset=utf-8")));
+        assert!(is_json(&headers("application/merge-patch+json")));
+        assert!(!is_json(&headers("text/plain")));
+        assert!(!is_json(&headers("application/x-www-form-urlencoded")));
+        assert!(!is_json(&HeaderMap::new()));
+    }
+}

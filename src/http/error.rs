@@ -1,0 +1,188 @@
+//! Every error the HTTP API can answer, in one place: its status, its stable numeric
+//! code and its message. Handlers return `Result<_, ApiError>`; internal causes are
+//! logged here and never shown to the client.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+
+use crate::store::StoreError;
+
+/// The error body of the seed specification.
+#[derive(Debug, Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// A stable code from the error catalogue.
+    #[schema(format = Int32)]
+    pub error: u32,
+    /// What went wrong, for a person.
+    pub message: String,
+}
+
+macro_rules! catalogue {
+    ($( $(#[$doc:meta])* $variant:ident = $code:literal, $status:ident, $message:literal; )*) => {
+        /// The error catalogue. Codes are stable: a code is never reused for another meaning.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ErrorCode { $( $(#[$doc])* $variant, )* }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[ $( ErrorCode::$variant, )* ];
+
+            pub fn code(self) -> u32 {
+                match self { $( ErrorCode::$variant => $code, )* }
+            }
+
+            pub fn status(self) -> StatusCode {
+                match self { $( ErrorCode::$variant => StatusCode::$status, )* }
+            }
+
+            pub fn message(self) -> &'static str {
+                match self { $( ErrorCode::$variant => $message, )* }
+            }
+        }
+    };
+}
+
+catalogue! {
+    MalformedJson = 40001, BAD_REQUEST, "request body is not valid JSON";
+    BodyNotObject = 40002, BAD_REQUEST, "request body must be a JSON object";
+    CustomIdNotString = 40003, BAD_REQUEST, "customId must be a string";
+    CustomIdTooLong = 40004, BAD_REQUEST, "customId must be at most 128 characters";
+    UnsupportedContentType = 40005, BAD_REQUEST, "request body must be sent with Content-Type: application/json";
+    InvalidSiteId = 40006, BAD_REQUEST, "siteId must be a UUID";
+    InvalidPath = 40007, BAD_REQUEST, "the request path is not valid";
+    InvalidOutcome = 40008, BAD_REQUEST, "outcome must be \"verified\"";
+    MissingCredentials = 40101, UNAUTHORIZED, "credentials are required (HTTP Basic)";
+    InvalidCredentials = 40102, UNAUTHORIZED, "the credentials are not valid";
+    VerifierUnauthorized = 40103, UNAUTHORIZED, "a valid verifier bearer token is required";
+    WrongSite = 40301, FORBIDDEN, "these credentials belong to another site";
+    InviteNotFound = 40401, NOT_FOUND, "no such invite";
+    RouteNotFound = 40402, NOT_FOUND, "no such route";
+    MethodNotAllowed = 40501, METHOD_NOT_ALLOWED, "method not allowed on this route";
+    InviteExpired = 40901, CONFLICT, "the invite has expired";
+    BodyTooLarge = 41301, PAYLOAD_TOO_LARGE, "request body is larger than 65536 bytes";
+    Internal = 50001, INTERNAL_SERVER_ERROR, "internal server error";
+    Unavailable = 50301, SERVICE_UNAVAILABLE, "the service is temporarily unavailable";
+}
+
+#[derive(Debug)]
+pub enum ApiError {
+    /// A client-facing error with nothing more to say than its catalogue entry.
+    Client(ErrorCode),
+    /// A fault on our side; the cause is logged, the client sees only [`ErrorCode::Internal`].
+    Internal(Box<dyn std::error::Error + Send + Sync>),
+    /// A dependency (the database) does not answer.
+    Unavailable(StoreError),
+}
+
+impl ApiError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ApiError::Client(code) => *code,
+            ApiError::Internal(_) => ErrorCode::Internal,
+            ApiError::Unavailable(_) => ErrorCode::Unavailable,
+        }
+    }
+}
+
+impl From<ErrorCode> for ApiError {
+    fn from(code: ErrorCode) -> Self {
+        ApiError::Client(code)
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Closed => ApiError::Unavailable(e),
+            other => ApiError::Internal(Box::new(other)),
+        }
+    }
+}
+
+impl From<axum::extract::rejection::PathRejection> for ApiError {
+    fn from(_: axum::extract::rejection::PathRejection) -> Self {
+        ApiError::Client(ErrorCode::InvalidPath)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match &self {
+            ApiError::Client(_) => {}
+            ApiError::Internal(cause) => tracing::error!(error = %cause, "request failed"),
+            ApiError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "dependency unavailable")
+            }
+        }
+        let code = self.code();
+        let mut response = (
+            code.status(),
+            Json(ErrorBody {
+                error: code.code(),
+                message: code.message().to_owned(),
+            }),
+        )
+            .into_response();
+        let headers = response.headers_mut();
+        match code {
+            ErrorCode::MissingCredentials | ErrorCode::InvalidCredentials => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Basic realm=\"agegate\""),
+                );
+            }
+            ErrorCode::VerifierUnauthorized => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"agegate-verifier\""),
+                );
+            }
+            ErrorCode::Unavailable => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            _ => {}
+        }
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        response
+    }
+}
+
+/// The catalogue as a Markdown table, for the OpenAPI document.
+pub fn catalogue_markdown() -> String {
+    let mut out = String::from("| error | HTTP status | message |\n|---|---|---|\n");
+    for code in ErrorCode::ALL {
+        out.push_str(&format!(
+            "| {} | {} | {} |\n",
+            code.code(),
+            code.status().as_u16(),
+            code.message()
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn codes_are_unique_and_start_with_their_status() {
+        let mut seen = HashSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.code()), "duplicate {}", code.code());
+            assert_eq!(code.code() / 100, code.status().as_u16() as u32);
+        }
+    }
+
+    #[test]
+    fn unauthorized_answers_carry_the_basic_challenge() {
+        let r = ApiError::from(ErrorCode::InvalidCredentials).into_response();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            r.headers()[header::WWW_AUTHENTICATE],
+            "Basic realm=\"agegate\""
+        );
+    }
+}

@@ -1,0 +1,142 @@
+//! The HTTP edge: routes, extractors, handlers and the mapping of errors to responses.
+
+pub mod auth;
+pub mod body;
+pub mod error;
+pub mod invites;
+pub mod ops;
+pub mod verifier;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use std::sync::Arc;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::trace::TraceLayer;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::clock::Clock;
+use crate::domain::{InviteId, PasswordDigest};
+use crate::store::Store;
+use error::{ApiError, ErrorCode};
+
+/// Everything a request handler may use.
+pub struct App {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    /// Base of gateway URLs, without a trailing slash.
+    pub public_url: String,
+    /// Digest of the verification provider's bearer token; `None` refuses the verifier API.
+    pub verifier_token: Option<PasswordDigest>,
+    pub credentials: auth::CredentialCache,
+    openapi_json: Bytes,
+}
+
+pub type AppState = Arc<App>;
+
+impl App {
+    /// The gateway page of an invite.
+    pub fn gateway_url(&self, id: &InviteId) -> String {
+        format!("{}/gateway/{}", self.public_url, id)
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "agegate",
+        version = "1.0.0",
+        description = "Age-verification invites: create an invite for a site, send the visitor to its gateway URL, read its status."
+    ),
+    tags(
+        (name = "invites", description = "The client API (HTTP Basic credentials of a site)"),
+        (name = "verifier", description = "The verification provider's API (bearer token)"),
+        (name = "operations", description = "Health and this document"),
+    ),
+    modifiers(&Catalogue)
+)]
+struct ApiDoc;
+
+/// Adds the security schemes and the error catalogue to the document.
+struct Catalogue;
+
+impl utoipa::Modify for Catalogue {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        let components = api.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "basicAuth",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Basic).build()),
+        );
+        components.add_security_scheme(
+            "verifierToken",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        let description = api.info.description.get_or_insert_with(String::new);
+        description.push_str(
+            "\n\nEvery error is `{\"error\": <int>, \"message\": <text>}`. The error catalogue:\n\n",
+        );
+        description.push_str(&error::catalogue_markdown());
+    }
+}
+
+/// The routes and the OpenAPI document, built from the same declarations so they
+/// cannot drift apart.
+pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(invites::create_invite))
+        .routes(routes!(invites::get_invite))
+        .routes(routes!(verifier::report_verification))
+        .routes(routes!(ops::healthz))
+        .routes(routes!(ops::openapi))
+        .split_for_parts()
+}
+
+pub struct AppParts {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub public_url: String,
+    pub verifier_token: Option<String>,
+}
+
+/// The complete service, ready to serve.
+pub fn router(parts: AppParts) -> Router {
+    let (routes, mut api) = routes();
+    api.components
+        .get_or_insert_with(Default::default)
+        .schemas
+        .entry("ErrorBody".into())
+        .or_insert_with(|| <error::ErrorBody as utoipa::PartialSchema>::schema());
+    let openapi_json = Bytes::from(api.to_json().expect("the OpenAPI document serializes"));
+    let state = Arc::new(App {
+        store: parts.store,
+        clock: parts.clock,
+        public_url: parts.public_url.trim_end_matches('/').to_owned(),
+        verifier_token: parts.verifier_token.as_deref().map(PasswordDigest::of),
+        credentials: auth::CredentialCache::new(),
+        openapi_json,
+    });
+    routes
+        .fallback(route_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(body::BODY_LIMIT))
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            // The path only: query strings and headers may carry customIds or secrets.
+            tracing::info_span!("request", method = %req.method(), path = %req.uri().path())
+        }))
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError::Internal("handler panicked".into()).into_response()
+        }))
+        .with_state(state)
+}
+
+async fn route_not_found() -> Response {
+    ApiError::from(ErrorCode::RouteNotFound).into_response()
+}
+
+async fn method_not_allowed() -> Response {
+    ApiError::from(ErrorCode::MethodNotAllowed).into_response()
+}

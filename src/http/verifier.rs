@@ -1,0 +1,67 @@
+//! The verification provider's report: the only way an invite becomes verified
+//! (besides a sandbox site's test control).
+
+use axum::extract::State;
+use axum::Json;
+use serde::Deserialize;
+
+use super::auth::VerifierAuth;
+use super::body::{ApiPath, JsonBody, RequestBody};
+use super::error::{ApiError, ErrorBody, ErrorCode};
+use super::invites::InviteStatusRecord;
+use super::AppState;
+use crate::domain::InviteId;
+use crate::store::VerifyOutcome;
+
+/// The provider's verdict. Only `verified` exists.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+pub struct VerifierReport {
+    /// Must be `"verified"`.
+    #[schema(value_type = String, example = "verified")]
+    #[serde(default)]
+    pub outcome: Option<String>,
+}
+
+impl RequestBody for VerifierReport {
+    const TYPE_ERROR: ErrorCode = ErrorCode::InvalidOutcome;
+}
+
+/// Report a verification
+///
+/// Moves a pending invite to `verified`. Reporting an already verified invite again is
+/// a success; an expired invite cannot be verified.
+#[utoipa::path(
+    post,
+    path = "/v1/verifier/invite/{inviteId}",
+    tag = "verifier",
+    params(("inviteId" = String, Path, description = "Identifier of the invite")),
+    request_body(content = VerifierReport, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The invite's status record", body = InviteStatusRecord),
+        (status = 400, description = "outcome is missing or not `verified`", body = ErrorBody),
+        (status = 401, description = "Missing or wrong bearer token, or no token configured", body = ErrorBody),
+        (status = 404, description = "No such invite", body = ErrorBody),
+        (status = 409, description = "The invite has expired", body = ErrorBody),
+    ),
+    security(("verifierToken" = []))
+)]
+pub async fn report_verification(
+    State(state): State<AppState>,
+    _: VerifierAuth,
+    ApiPath(invite_id): ApiPath<String>,
+    JsonBody(report): JsonBody<VerifierReport>,
+) -> Result<Json<InviteStatusRecord>, ApiError> {
+    if report.outcome.as_deref() != Some("verified") {
+        return Err(ErrorCode::InvalidOutcome.into());
+    }
+    let id = InviteId::parse(&invite_id).ok_or(ErrorCode::InviteNotFound)?;
+    match state.store.verify_invite(&id, state.clock.now()).await? {
+        VerifyOutcome::NotFound => Err(ErrorCode::InviteNotFound.into()),
+        VerifyOutcome::Expired => Err(ErrorCode::InviteExpired.into()),
+        VerifyOutcome::Verified(record) => {
+            tracing::info!(invite_id = %record.id, "invite verified");
+            Ok(Json(InviteStatusRecord::of(record, &state)))
+        }
+        VerifyOutcome::AlreadyVerified(record) => Ok(Json(InviteStatusRecord::of(record, &state))),
+    }
+}

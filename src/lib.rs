@@ -1,0 +1,13 @@
+//! agegate: a self-hostable age-verification invite service.
+//!
+//! Layout: `domain` holds the rules (no I/O); `store` persists behind a narrow trait;
+//! `http` is the edge; `cli` the commands; `startup` wires a server together.
+
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod domain;
+pub mod http;
+pub mod startup;
+pub mod store;
+pub mod telemetry;

@@ -1,0 +1,199 @@
+//! Persistence behind one narrow trait. Handlers and commands speak only to [`Store`];
+//! every SQL statement lives in a backend module, so another backend plugs in without
+//! touching them.
+
+pub mod sqlite;
+
+use crate::clock::UnixTime;
+use crate::domain::{
+    CustomId, InviteId, PasswordDigest, SiteId, SiteName, SiteUrl, Status, Username, WebhookSecret,
+};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Database(Arc<dyn std::error::Error + Send + Sync>),
+    #[error("the database connection is closed")]
+    Closed,
+    #[error("unsupported database URL: {0}")]
+    UnsupportedUrl(String),
+    #[error("stored data is not valid: {0}")]
+    Corrupt(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Database(Arc::new(e))
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+pub struct NewInvite {
+    pub id: InviteId,
+    pub site_id: SiteId,
+    pub custom_id: Option<CustomId>,
+    pub created_at: UnixTime,
+    pub expires_at: UnixTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InviteRecord {
+    pub id: InviteId,
+    pub site_id: SiteId,
+    pub custom_id: Option<String>,
+    /// What is written down; see [`InviteRecord::status_at`] for what clients see.
+    pub stored_status: Status,
+    pub expires_at: UnixTime,
+}
+
+impl InviteRecord {
+    pub fn status_at(&self, now: UnixTime) -> Status {
+        Status::at(self.stored_status, self.expires_at, now)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerifyOutcome {
+    NotFound,
+    Verified(InviteRecord),
+    AlreadyVerified(InviteRecord),
+    Expired,
+}
+
+/// What authentication needs to know of a credential.
+#[derive(Debug, Clone)]
+pub struct CredentialRecord {
+    pub site_id: SiteId,
+    pub digest: PasswordDigest,
+    pub revoked: bool,
+}
+
+pub struct NewCredential {
+    pub username: Username,
+    pub digest: PasswordDigest,
+    pub created_at: UnixTime,
+}
+
+pub struct NewSite {
+    pub id: SiteId,
+    pub name: SiteName,
+    pub redirect_url: Option<SiteUrl>,
+    pub webhook_url: Option<SiteUrl>,
+    pub sandbox: bool,
+    pub created_at: UnixTime,
+    pub credential: NewCredential,
+    pub webhook_secret: WebhookSecret,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CredentialInfo {
+    pub username: String,
+    pub created_at: UnixTime,
+    pub revoked_at: Option<UnixTime>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteRecord {
+    pub id: SiteId,
+    pub name: String,
+    pub redirect_url: Option<String>,
+    pub webhook_url: Option<String>,
+    pub sandbox: bool,
+    pub created_at: UnixTime,
+    pub credentials: Vec<CredentialInfo>,
+}
+
+/// A change to a site; `None` leaves a field alone, `Some(None)` clears it.
+#[derive(Default)]
+pub struct SiteUpdate {
+    pub redirect_url: Option<Option<SiteUrl>>,
+    pub webhook_url: Option<Option<SiteUrl>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevokeOutcome {
+    Revoked,
+    AlreadyRevoked,
+    NotFound,
+}
+
+#[async_trait::async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Answers when the database does.
+    async fn ping(&self) -> StoreResult<()>;
+
+    // The client API.
+    async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>>;
+    /// Returns once the invite is durably committed.
+    async fn insert_invite(&self, invite: NewInvite) -> StoreResult<()>;
+    async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>>;
+    /// Applies [`crate::domain::invite::verify`] to the invite as it stands at `now`.
+    async fn verify_invite(&self, id: &InviteId, now: UnixTime) -> StoreResult<VerifyOutcome>;
+
+    // Administration.
+    async fn create_site(&self, site: NewSite) -> StoreResult<()>;
+    async fn sites(&self) -> StoreResult<Vec<SiteRecord>>;
+    async fn site(&self, id: SiteId) -> StoreResult<Option<SiteRecord>>;
+    /// `false` when there is no such site.
+    async fn update_site(&self, id: SiteId, update: SiteUpdate) -> StoreResult<bool>;
+    /// `false` when there is no such site.
+    async fn add_credential(&self, site: SiteId, credential: NewCredential) -> StoreResult<bool>;
+    async fn revoke_credential(
+        &self,
+        site: SiteId,
+        username: &str,
+        now: UnixTime,
+    ) -> StoreResult<RevokeOutcome>;
+    /// Makes `secret` the site's signing secret; the previous one stays valid for signing
+    /// until `now` + 24 h. `false` when there is no such site.
+    async fn rotate_webhook_secret(
+        &self,
+        site: SiteId,
+        secret: WebhookSecret,
+        now: UnixTime,
+    ) -> StoreResult<bool>;
+}
+
+/// Opens the backend a database URL names, applying migrations.
+pub async fn open(database_url: &str) -> StoreResult<Arc<dyn Store>> {
+    if let Some(path) = sqlite::path_of(database_url) {
+        let store = sqlite::SqliteStore::open(path).await?;
+        Ok(Arc::new(store))
+    } else if database_url.starts_with("postgres://") || database_url.starts_with("postgresql://") {
+        Err(StoreError::UnsupportedUrl(
+            "PostgreSQL is not supported by this build yet; use sqlite:PATH".into(),
+        ))
+    } else {
+        Err(StoreError::UnsupportedUrl(format!(
+            "'{}' (expected sqlite:PATH or postgres://...)",
+            mask_password(database_url)
+        )))
+    }
+}
+
+/// A database URL fit for logs: any password replaced by `***`.
+pub fn mask_password(database_url: &str) -> String {
+    match url::Url::parse(database_url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => database_url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_masked_in_database_urls() {
+        assert_eq!(
+            mask_password("postgres://app:s3cret@db:5432/agegate"),
+            "postgres://app:***@db:5432/agegate"
+        );
+        assert_eq!(mask_password("sqlite:agegate.db"), "sqlite:agegate.db");
+    }
+}
