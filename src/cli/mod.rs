@@ -3,12 +3,14 @@
 mod key_create;
 mod key_revoke;
 mod serve;
-mod site_create;
+pub mod site_create;
 mod site_list;
 mod site_show;
 mod site_update;
 mod view;
 mod webhook_secret_rotate;
+
+pub use site_create::{create_site, CreatedSite};
 
 use clap::{Parser, Subcommand};
 use std::sync::Arc;

@@ -44,13 +44,19 @@ impl<S: Send + Sync, T: RequestBody> FromRequest<S> for JsonBody<T> {
 }
 
 fn parse<T: RequestBody>(text: &[u8]) -> Result<T, ApiError> {
+    if text.first() != Some(&b'{') {
+        // serde would happily read a struct from an array; the API takes objects only.
+        let valid = serde_json::from_slice::<serde::de::IgnoredAny>(text).is_ok();
+        let code = if valid {
+            ErrorCode::BodyNotObject
+        } else {
+            ErrorCode::MalformedJson
+        };
+        return Err(code.into());
+    }
     serde_json::from_slice::<T>(text).map_err(|e| {
         let code = if e.is_data() {
-            if text.first() == Some(&b'{') {
-                T::TYPE_ERROR
-            } else {
-                ErrorCode::BodyNotObject
-            }
+            T::TYPE_ERROR
         } else {
             ErrorCode::MalformedJson
         };

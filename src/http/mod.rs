@@ -104,12 +104,7 @@ pub struct AppParts {
 
 /// The complete service, ready to serve.
 pub fn router(parts: AppParts) -> Router {
-    let (routes, mut api) = routes();
-    api.components
-        .get_or_insert_with(Default::default)
-        .schemas
-        .entry("ErrorBody".into())
-        .or_insert_with(|| <error::ErrorBody as utoipa::PartialSchema>::schema());
+    let (routes, api) = routes();
     let openapi_json = Bytes::from(api.to_json().expect("the OpenAPI document serializes"));
     let state = Arc::new(App {
         store: parts.store,

@@ -410,7 +410,22 @@ impl Store for SqliteStore {
 
 #[cfg(test)]
 mod tests {
-    use super::path_of;
+    use super::{connect, path_of};
+
+    #[test]
+    fn connections_are_wal_and_fsync_every_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = connect(&dir.path().join("t.db"), false).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        // 2 = FULL: in WAL mode NORMAL would skip the fsync at commit.
+        let sync: i64 = conn
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(sync, 2);
+    }
 
     #[test]
     fn sqlite_urls_name_a_file() {

@@ -1,0 +1,171 @@
+use crate::helpers::{assert_error, spawn_app, TestSite};
+use agegate::clock::Clock;
+use agegate::domain::SiteId;
+use agegate::store;
+use std::time::{Duration, Instant};
+
+fn invite_url(app: &crate::helpers::TestApp, site: &TestSite) -> String {
+    app.url(&format!("/v1/website/{}/invite", site.site_id))
+}
+
+#[tokio::test]
+async fn missing_credentials_are_401_with_basic_challenge() {
+    let app = spawn_app().await;
+    let site = app.create_site().await;
+    let resp = app
+        .client
+        .post(invite_url(&app, &site))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.headers()["www-authenticate"],
+        "Basic realm=\"agegate\""
+    );
+    assert_error(resp, 401, 40101).await;
+    let resp = app
+        .client
+        .get(format!(
+            "{}/AAAAAAAAAAAAAAAAAAAAAA",
+            invite_url(&app, &site)
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_error(resp, 401, 40101).await;
+}
+
+#[tokio::test]
+async fn unknown_username_and_wrong_password_look_exactly_alike() {
+    let app = spawn_app().await;
+    let site = app.create_site().await;
+    let wrong_password = app
+        .client
+        .post(invite_url(&app, &site))
+        .basic_auth(&site.username, Some("wrong"))
+        .send()
+        .await
+        .unwrap();
+    let unknown_user = app
+        .client
+        .post(invite_url(&app, &site))
+        .basic_auth("key_nobody", Some(&site.password))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        wrong_password.headers()["www-authenticate"],
+        "Basic realm=\"agegate\""
+    );
+    assert_eq!(
+        unknown_user.headers()["www-authenticate"],
+        "Basic realm=\"agegate\""
+    );
+    let a = assert_error(wrong_password, 401, 40102).await;
+    let b = assert_error(unknown_user, 401, 40102).await;
+    assert_eq!(a, b);
+}
+
+#[tokio::test]
+async fn malformed_authorization_headers_are_401() {
+    let app = spawn_app().await;
+    let site = app.create_site().await;
+    for header in [
+        "Basic",
+        "Basic !!!notbase64",
+        "Basic bm9jb2xvbg==",
+        "Bearer abc",
+        "Digest x",
+    ] {
+        let resp = app
+            .client
+            .post(invite_url(&app, &site))
+            .header("authorization", header)
+            .send()
+            .await
+            .unwrap();
+        assert_error(resp, 401, 40102).await;
+    }
+}
+
+#[tokio::test]
+async fn valid_credentials_of_another_site_are_403() {
+    let app = spawn_app().await;
+    let a = app.create_site().await;
+    let b = app.create_site().await;
+    let resp = app
+        .client
+        .post(invite_url(&app, &a))
+        .basic_auth(&b.username, Some(&b.password))
+        .send()
+        .await
+        .unwrap();
+    assert_error(resp, 403, 40301).await;
+    let invite = app.new_invite(&a, None).await;
+    let resp = app
+        .client
+        .get(format!(
+            "{}/{}",
+            invite_url(&app, &a),
+            invite["inviteId"].as_str().unwrap()
+        ))
+        .basic_auth(&b.username, Some(&b.password))
+        .send()
+        .await
+        .unwrap();
+    assert_error(resp, 403, 40301).await;
+}
+
+#[tokio::test]
+async fn every_active_credential_of_a_site_works_and_a_revoked_one_is_refused_within_5s() {
+    let app = spawn_app().await;
+    let site = app.create_site().await;
+    let site_id = SiteId::parse(&site.site_id).unwrap();
+
+    // A second key, issued the way `agegate site key create` does.
+    let password = agegate::domain::Password::generate();
+    let username = agegate::domain::Username::generate();
+    assert!(app
+        .store
+        .add_credential(
+            site_id,
+            store::NewCredential {
+                username: username.clone(),
+                digest: password.digest(),
+                created_at: app.clock.now(),
+            },
+        )
+        .await
+        .unwrap());
+    let second = TestSite {
+        site_id: site.site_id.clone(),
+        username: username.as_str().into(),
+        password: password.expose().into(),
+    };
+    app.new_invite(&site, None).await;
+    app.new_invite(&second, None).await;
+
+    // Revoke the first through a separate connection to the same database, as the CLI would.
+    let other = store::open(&app.db_url).await.unwrap();
+    other
+        .revoke_credential(site_id, &site.username, app.clock.now())
+        .await
+        .unwrap();
+    let revoked_at = Instant::now();
+    loop {
+        let status = app.create_invite(&site, None).await.status();
+        if status == 401 {
+            break;
+        }
+        assert_eq!(status, 200);
+        assert!(
+            revoked_at.elapsed() < Duration::from_secs(5),
+            "revoked credential still accepted after 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let resp = app.create_invite(&site, None).await;
+    assert_error(resp, 401, 40102).await;
+    // The other key keeps working.
+    app.new_invite(&second, None).await;
+}

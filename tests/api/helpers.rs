@@ -1,0 +1,286 @@
+//! Test harness: spawns the real router on a real socket (port 0) with an injected
+//! clock, or the real binary as a separate process, and talks HTTP to it.
+
+use agegate::clock::{Clock, ManualClock};
+use agegate::config::Settings;
+use agegate::domain::SiteName;
+use agegate::startup::Application;
+use agegate::store::{self, Store};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use tempfile::TempDir;
+use tokio_util::sync::CancellationToken;
+
+pub const VERIFIER_TOKEN: &str = "test-verifier-token";
+/// A fixed start time, so expected `expires` values are exact.
+pub const T0: i64 = 1_800_000_000;
+
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub clock: Arc<ManualClock>,
+    pub store: Arc<dyn Store>,
+    pub db_url: String,
+    shutdown: CancellationToken,
+    _dir: TempDir,
+}
+
+#[derive(Debug, Clone)]
+pub struct TestSite {
+    pub site_id: String,
+    pub username: String,
+    pub password: String,
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let db_url = format!("sqlite:{}", dir.path().join("agegate.db").display());
+    let store = store::open(&db_url).await.unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut settings = Settings::new("127.0.0.1:0");
+    settings.verifier_token = Some(VERIFIER_TOKEN.into());
+    configure(&mut settings);
+    let app = Application::build(settings, store.clone(), clock.clone() as Arc<dyn Clock>)
+        .await
+        .unwrap();
+    let base = format!("http://{}", app.local_addr());
+    let shutdown = CancellationToken::new();
+    tokio::spawn(app.run_until_stopped(shutdown.clone()));
+    TestApp {
+        base,
+        client: client(),
+        clock,
+        store,
+        db_url,
+        shutdown,
+        _dir: dir,
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+impl TestApp {
+    pub async fn create_site(&self) -> TestSite {
+        let created = agegate::cli::create_site(
+            self.store.as_ref(),
+            self.clock.as_ref(),
+            SiteName::parse("Test shop").unwrap(),
+            None,
+            None,
+            false,
+        )
+        .await
+        .unwrap();
+        TestSite {
+            site_id: created.site_id,
+            username: created.username,
+            password: created.password,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub async fn create_invite(&self, site: &TestSite, body: Option<Value>) -> reqwest::Response {
+        let req = self
+            .client
+            .post(self.url(&format!("/v1/website/{}/invite", site.site_id)))
+            .basic_auth(&site.username, Some(&site.password));
+        let req = match body {
+            Some(body) => req.json(&body),
+            None => req,
+        };
+        req.send().await.unwrap()
+    }
+
+    /// Creates an invite and returns its JSON, asserting success.
+    pub async fn new_invite(&self, site: &TestSite, body: Option<Value>) -> Value {
+        let resp = self.create_invite(site, body).await;
+        assert_eq!(resp.status(), 200);
+        resp.json().await.unwrap()
+    }
+
+    pub async fn get_invite(&self, site: &TestSite, invite_id: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(&format!(
+                "/v1/website/{}/invite/{}",
+                site.site_id, invite_id
+            )))
+            .basic_auth(&site.username, Some(&site.password))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// The single status record of an invite, asserting success.
+    pub async fn status_record(&self, site: &TestSite, invite_id: &str) -> Value {
+        let resp = self.get_invite(site, invite_id).await;
+        assert_eq!(resp.status(), 200);
+        let body: Value = resp.json().await.unwrap();
+        let records = body.as_array().expect("an array");
+        assert_eq!(records.len(), 1);
+        records[0].clone()
+    }
+
+    pub async fn verify(&self, invite_id: &str) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/v1/verifier/invite/{invite_id}")))
+            .bearer_auth(VERIFIER_TOKEN)
+            .json(&serde_json::json!({"outcome": "verified"}))
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+/// Asserts an API error: status, JSON content type, and the exact body.
+pub async fn assert_error(resp: reqwest::Response, status: u16, code: u32) -> Value {
+    assert_eq!(resp.status().as_u16(), status, "status");
+    assert_eq!(
+        resp.headers()["content-type"],
+        "application/json",
+        "content type"
+    );
+    let body: Value = resp.json().await.unwrap();
+    let obj = body.as_object().expect("an object");
+    assert_eq!(obj.len(), 2, "only error and message: {body}");
+    assert_eq!(body["error"], code, "error code in {body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "message in {body}"
+    );
+    body
+}
+
+/// The real `agegate` binary.
+pub fn agegate() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agegate"));
+    cmd.env_remove("AGEGATE_DATABASE_URL")
+        .env_remove("AGEGATE_LISTEN")
+        .env_remove("AGEGATE_PUBLIC_URL")
+        .env_remove("AGEGATE_VERIFIER_TOKEN")
+        .env_remove("RUST_LOG");
+    cmd
+}
+
+/// Runs a CLI command to completion: (exit code, stdout, stderr).
+pub fn run_cli(db: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = agegate()
+        .arg("--database-url")
+        .arg(format!("sqlite:{}", db.display()))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Creates a site through the CLI and returns it.
+pub fn cli_site(db: &Path, extra: &[&str]) -> (TestSite, Value) {
+    let mut args = vec!["site", "create", "--name", "CLI shop", "--json"];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = run_cli(db, &args);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    (
+        TestSite {
+            site_id: v["siteId"].as_str().unwrap().into(),
+            username: v["username"].as_str().unwrap().into(),
+            password: v["password"].as_str().unwrap().into(),
+        },
+        v,
+    )
+}
+
+/// `agegate serve` as a child process on a free port.
+pub struct ServerProcess {
+    pub child: Child,
+    pub base: String,
+    pub first_line: String,
+}
+
+impl ServerProcess {
+    pub fn start(db: &Path, extra: &[&str]) -> Self {
+        let mut child = agegate()
+            .arg("--database-url")
+            .arg(format!("sqlite:{}", db.display()))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let mut lines = BufReader::new(stderr).lines();
+        let first_line = lines.next().expect("a first log line").unwrap();
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        let addr = first_line
+            .split("listening on http://")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no address in first line: {first_line}"))
+            .to_owned();
+        Self {
+            child,
+            base: format!("http://{addr}"),
+            first_line,
+        }
+    }
+
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits up to 10 s for the process to exit; its exit code.
+    pub fn wait(&mut self) -> Option<i32> {
+        for _ in 0..200 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("server did not exit within 10 s");
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn temp_db() -> (TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agegate.db");
+    (dir, path)
+}

@@ -1,0 +1,11 @@
+//! Integration tests: one module per capability, each talking HTTP to a real server.
+
+mod auth;
+mod cli;
+mod create_invite;
+mod errors;
+mod get_invite;
+mod helpers;
+mod lifecycle;
+mod openapi;
+mod process;

@@ -1,0 +1,110 @@
+use crate::helpers::spawn_app;
+use agegate::http::error::ErrorCode;
+use serde_json::Value;
+
+async fn document(app: &crate::helpers::TestApp) -> Value {
+    let resp = app
+        .client
+        .get(app.url("/v1/openapi.json"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "application/json");
+    resp.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn openapi_document_is_served_without_credentials_as_3_1() {
+    let app = spawn_app().await;
+    let doc = document(&app).await;
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    for schema in [
+        "Invite",
+        "InviteStatusRecord",
+        "CreateInviteRequest",
+        "ErrorBody",
+    ] {
+        assert!(
+            doc["components"]["schemas"][schema].is_object(),
+            "schema {schema}"
+        );
+    }
+    assert_eq!(
+        doc["components"]["securitySchemes"]["basicAuth"]["scheme"],
+        "basic"
+    );
+}
+
+#[tokio::test]
+async fn every_public_route_is_documented() {
+    let app = spawn_app().await;
+    let doc = document(&app).await;
+    let expected = [
+        ("post", "/v1/website/{siteId}/invite"),
+        ("get", "/v1/website/{siteId}/invite/{inviteId}"),
+        ("post", "/v1/verifier/invite/{inviteId}"),
+        ("get", "/healthz"),
+        ("get", "/v1/openapi.json"),
+    ];
+    for (method, path) in expected {
+        assert!(
+            doc["paths"][path][method].is_object(),
+            "{method} {path} missing from the document"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_documented_route_exists_on_the_server() {
+    let app = spawn_app().await;
+    let doc = document(&app).await;
+    let paths = doc["paths"].as_object().unwrap();
+    assert!(!paths.is_empty());
+    for (path, item) in paths {
+        let concrete = path
+            .replace("{siteId}", "6f9619ff-8b86-d011-b42d-00cf4fc964ff")
+            .replace("{inviteId}", "AAAAAAAAAAAAAAAAAAAAAA");
+        for method in item.as_object().unwrap().keys() {
+            let Ok(m) = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()) else {
+                continue;
+            };
+            let resp = app
+                .client
+                .request(m, app.url(&concrete))
+                .send()
+                .await
+                .unwrap();
+            let status = resp.status().as_u16();
+            let body: Value = resp.json().await.unwrap_or(Value::Null);
+            assert!(
+                status != 405 && body["error"] != 40402,
+                "{method} {path} is documented but not served ({status} {body})"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_document_carries_the_error_catalogue() {
+    let app = spawn_app().await;
+    let doc = document(&app).await;
+    let description = doc["info"]["description"].as_str().unwrap();
+    for code in ErrorCode::ALL {
+        assert!(
+            description.contains(&format!("| {} | {} |", code.code(), code.status().as_u16())),
+            "catalogue lacks {}",
+            code.code()
+        );
+    }
+}
+
+#[tokio::test]
+async fn health_answers_200_when_the_database_does() {
+    let app = spawn_app().await;
+    let resp = app.client.get(app.url("/healthz")).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body, serde_json::json!({"status": "ok"}));
+}

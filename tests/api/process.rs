@@ -1,0 +1,183 @@
+//! The real binary as a separate process: persistence across restarts, signals, logs.
+
+use crate::helpers::{agegate, cli_site, client, run_cli, temp_db, ServerProcess};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+#[tokio::test]
+async fn an_acknowledged_invite_survives_a_killed_process() {
+    let (_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &[]);
+    let http = client();
+    let mut first = ServerProcess::start(&db, &[]);
+    let resp = http
+        .post(format!("{}/v1/website/{}/invite", first.base, site.site_id))
+        .basic_auth(&site.username, Some(&site.password))
+        .json(&json!({"customId": "survivor"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let invite: Value = resp.json().await.unwrap();
+    // No graceful shutdown: the answer must already have been on disk.
+    first.child.kill().unwrap();
+    first.child.wait().unwrap();
+
+    let second = ServerProcess::start(&db, &[]);
+    let resp = http
+        .get(format!(
+            "{}/v1/website/{}/invite/{}",
+            second.base,
+            site.site_id,
+            invite["inviteId"].as_str().unwrap()
+        ))
+        .basic_auth(&site.username, Some(&site.password))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body[0]["customId"], "survivor");
+    assert_eq!(body[0]["status"], "pending");
+}
+
+#[test]
+fn first_log_line_names_the_address_and_the_database() {
+    let (_dir, db) = temp_db();
+    let server = ServerProcess::start(&db, &[]);
+    assert!(server.first_line.contains("listening on http://127.0.0.1:"));
+    assert!(server
+        .first_line
+        .contains(&format!("sqlite:{}", db.display())));
+}
+
+#[test]
+fn sigterm_and_sigint_stop_the_server_with_exit_0() {
+    for signal in ["TERM", "INT"] {
+        let (_dir, db) = temp_db();
+        let mut server = ServerProcess::start(&db, &[]);
+        server.signal(signal);
+        assert_eq!(server.wait(), Some(0), "after SIG{signal}");
+    }
+}
+
+#[tokio::test]
+async fn an_in_flight_request_finishes_during_shutdown() {
+    let (_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &[]);
+    let mut server = ServerProcess::start(&db, &[]);
+    // A request whose body arrives in two parts, with SIGTERM in between.
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<&'static str, std::io::Error>>(2);
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    });
+    let request = client()
+        .post(format!(
+            "{}/v1/website/{}/invite",
+            server.base, site.site_id
+        ))
+        .basic_auth(&site.username, Some(&site.password))
+        .header("content-type", "application/json")
+        .body(reqwest::Body::wrap_stream(stream))
+        .send();
+    let pending = tokio::spawn(request);
+    tx.send(Ok("{\"customId\":")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.signal("TERM");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    tx.send(Ok("\"late\"}")).await.unwrap();
+    drop(tx);
+    let resp = pending.await.unwrap().unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(server.wait(), Some(0));
+}
+
+#[tokio::test]
+async fn a_key_revoked_with_the_cli_is_refused_by_a_running_server_within_5s() {
+    let (_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &[]);
+    let server = ServerProcess::start(&db, &[]);
+    let http = client();
+    let create = || {
+        http.post(format!(
+            "{}/v1/website/{}/invite",
+            server.base, site.site_id
+        ))
+        .basic_auth(&site.username, Some(&site.password))
+        .send()
+    };
+    assert_eq!(create().await.unwrap().status(), 200);
+    let (code, _, stderr) = run_cli(
+        &db,
+        &["site", "key", "revoke", &site.site_id, &site.username],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let revoked = Instant::now();
+    loop {
+        let status = create().await.unwrap().status();
+        if status == 401 {
+            break;
+        }
+        assert!(revoked.elapsed() < Duration::from_secs(5), "still accepted");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn health_and_public_url_flags_and_env_are_honoured() {
+    let (_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &[]);
+    let server = ServerProcess::start(&db, &["--public-url", "https://verify.example"]);
+    let http = client();
+    let health = http
+        .get(format!("{}/healthz", server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    let invite: Value = http
+        .post(format!(
+            "{}/v1/website/{}/invite",
+            server.base, site.site_id
+        ))
+        .basic_auth(&site.username, Some(&site.password))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(invite["url"]
+        .as_str()
+        .unwrap()
+        .starts_with("https://verify.example/gateway/"));
+}
+
+#[test]
+fn a_second_start_on_the_same_database_is_a_no_op_migration() {
+    let (_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &[]);
+    for _ in 0..2 {
+        let (code, stdout, stderr) = run_cli(&db, &["site", "show", &site.site_id, "--json"]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains(&site.site_id));
+    }
+}
+
+#[test]
+fn an_unreachable_database_is_a_one_line_error_with_the_password_masked() {
+    let out = agegate()
+        .args([
+            "--database-url",
+            "postgres://app:hunter2@127.0.0.1:1/agegate",
+            "site",
+            "list",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!stderr.contains("hunter2"));
+    assert!(stderr.contains("app:***@"));
+}
