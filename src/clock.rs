@@ -9,6 +9,11 @@ pub type UnixTime = i64;
 
 pub trait Clock: Send + Sync + 'static {
     fn now(&self) -> UnixTime;
+
+    /// Unix time in milliseconds, for scheduling webhook attempts.
+    fn now_millis(&self) -> i64 {
+        self.now() * 1000
+    }
 }
 
 /// The process's wall clock.
@@ -20,6 +25,13 @@ impl Clock for SystemClock {
         SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
+            .unwrap_or(0)
+    }
+
+    fn now_millis(&self) -> i64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
             .unwrap_or(0)
     }
 }

@@ -15,6 +15,10 @@ pub struct Settings {
     pub verifier_token: Option<String>,
     pub allow_private_webhooks: bool,
     pub webhook_retry_schedule: Vec<Duration>,
+    /// How often expired invites are swept (their events are due within 60 s).
+    pub sweep_interval: Duration,
+    /// How often the webhook worker looks for due events when nothing wakes it.
+    pub webhook_poll_interval: Duration,
 }
 
 impl Settings {
@@ -27,6 +31,8 @@ impl Settings {
             allow_private_webhooks: false,
             webhook_retry_schedule: parse_retry_schedule(DEFAULT_RETRY_SCHEDULE)
                 .expect("the default schedule parses"),
+            sweep_interval: Duration::from_secs(5),
+            webhook_poll_interval: Duration::from_secs(1),
         }
     }
 }

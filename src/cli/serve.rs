@@ -45,11 +45,11 @@ type RetrySchedule = Vec<Duration>;
 
 pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     let settings = Settings {
-        listen: args.listen,
         public_url: args.public_url,
         verifier_token: args.verifier_token.filter(|t| !t.is_empty()),
         allow_private_webhooks: args.allow_private_webhooks,
         webhook_retry_schedule: args.webhook_retry_schedule,
+        ..Settings::new(args.listen)
     };
     let store = store::open(database_url).await.map_err(|e| {
         anyhow::anyhow!(

@@ -4,6 +4,7 @@
 pub mod credential;
 pub mod invite;
 pub mod site;
+pub mod webhook;
 
 pub use credential::{Password, PasswordDigest, Username, WebhookSecret};
 pub use invite::{CustomId, CustomIdError, InviteId, Status, VerifyError, VerifyTransition};

@@ -12,6 +12,7 @@ use axum::extract::{DefaultBodyLimit, Request};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use std::sync::Arc;
+use tokio::sync::Notify;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -33,6 +34,8 @@ pub struct App {
     /// Digest of the verification provider's bearer token; `None` refuses the verifier API.
     pub verifier_token: Option<PasswordDigest>,
     pub credentials: auth::CredentialCache,
+    /// Wakes the webhook worker when a request wrote an event.
+    pub deliveries: Arc<Notify>,
     openapi_json: Bytes,
 }
 
@@ -41,8 +44,13 @@ pub type AppState = Arc<App>;
 impl App {
     /// The gateway page of an invite.
     pub fn gateway_url(&self, id: &InviteId) -> String {
-        format!("{}/gateway/{}", self.public_url, id)
+        gateway_url(&self.public_url, id)
     }
+}
+
+/// The gateway page of an invite under `public_url` (which has no trailing slash).
+pub fn gateway_url(public_url: &str, id: &InviteId) -> String {
+    format!("{public_url}/gateway/{id}")
 }
 
 #[derive(OpenApi)]
@@ -100,6 +108,7 @@ pub struct AppParts {
     pub clock: Arc<dyn Clock>,
     pub public_url: String,
     pub verifier_token: Option<String>,
+    pub deliveries: Arc<Notify>,
 }
 
 /// The complete service, ready to serve.
@@ -112,6 +121,7 @@ pub fn router(parts: AppParts) -> Router {
         public_url: parts.public_url.trim_end_matches('/').to_owned(),
         verifier_token: parts.verifier_token.as_deref().map(PasswordDigest::of),
         credentials: auth::CredentialCache::new(),
+        deliveries: parts.deliveries,
         openapi_json,
     });
     routes

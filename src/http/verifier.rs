@@ -60,6 +60,7 @@ pub async fn report_verification(
         VerifyOutcome::Expired => Err(ErrorCode::InviteExpired.into()),
         VerifyOutcome::Verified(record) => {
             tracing::info!(invite_id = %record.id, "invite verified");
+            state.deliveries.notify_one();
             Ok(Json(InviteStatusRecord::of(record, &state)))
         }
         VerifyOutcome::AlreadyVerified(record) => Ok(Json(InviteStatusRecord::of(record, &state))),

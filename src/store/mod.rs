@@ -5,6 +5,7 @@
 pub mod sqlite;
 
 use crate::clock::UnixTime;
+use crate::domain::webhook::{DeliveryState, EventType};
 use crate::domain::{
     CustomId, InviteId, PasswordDigest, SiteId, SiteName, SiteUrl, Status, Username, WebhookSecret,
 };
@@ -119,6 +120,72 @@ pub enum RevokeOutcome {
     NotFound,
 }
 
+/// An invite with what its gateway page needs to know of the site.
+#[derive(Debug, Clone)]
+pub struct GatewayInvite {
+    pub invite: InviteRecord,
+    pub site_name: String,
+    pub redirect_url: Option<String>,
+    pub sandbox: bool,
+}
+
+/// An event claimed for delivery, with everything needed to send it.
+#[derive(Debug, Clone)]
+pub struct DueEvent {
+    pub event_id: String,
+    pub event_type: EventType,
+    pub occurred_at: UnixTime,
+    /// Attempts made in the current round of the retry schedule, before this one.
+    pub attempts_in_round: usize,
+    /// Attempts made in all, before this one.
+    pub attempts: usize,
+    pub invite: InviteRecord,
+    /// The site's webhook URL now (it may have changed since the event).
+    pub webhook_url: Option<String>,
+    /// Every secret that signs now: the current one and any rotated out < 24 h ago.
+    pub secrets: Vec<WebhookSecret>,
+}
+
+/// The outcome of one delivery attempt.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub started_ms: i64,
+    pub duration_ms: i64,
+    pub http_status: Option<u16>,
+    pub error: Option<String>,
+}
+
+/// What happens to an event after an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterAttempt {
+    Delivered,
+    RetryAt(i64),
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptRecord {
+    pub attempt: usize,
+    pub started_ms: i64,
+    pub duration_ms: i64,
+    pub http_status: Option<u16>,
+    pub error: Option<String>,
+}
+
+/// An event as operators see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRecord {
+    pub event_id: String,
+    pub event_type: EventType,
+    pub invite_id: String,
+    pub occurred_at: UnixTime,
+    pub state: DeliveryState,
+    pub next_attempt_ms: Option<i64>,
+    pub last_status: Option<u16>,
+    pub last_error: Option<String>,
+    pub attempts: Vec<AttemptRecord>,
+}
+
 #[async_trait::async_trait]
 pub trait Store: Send + Sync + 'static {
     /// Answers when the database does.
@@ -129,8 +196,36 @@ pub trait Store: Send + Sync + 'static {
     /// Returns once the invite is durably committed.
     async fn insert_invite(&self, invite: NewInvite) -> StoreResult<()>;
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>>;
-    /// Applies [`crate::domain::invite::verify`] to the invite as it stands at `now`.
+    /// Applies [`crate::domain::invite::verify`] to the invite as it stands at `now`;
+    /// a transition to verified writes its `invite.verified` event in the same transaction.
     async fn verify_invite(&self, id: &InviteId, now: UnixTime) -> StoreResult<VerifyOutcome>;
+
+    // The gateway page.
+    async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>>;
+
+    // Expiry and webhook delivery.
+    /// Marks up to `limit` pending invites whose time has come as expired, each with its
+    /// `invite.expired` event; returns how many.
+    async fn expire_due(&self, now: UnixTime, limit: usize) -> StoreResult<usize>;
+    /// Claims up to `limit` due events for `lease_ms`, so no other worker sends them.
+    async fn claim_events(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<DueEvent>>;
+    /// Records an attempt and what follows it; releases the claim.
+    async fn finish_attempt(
+        &self,
+        event_id: &str,
+        attempt: Attempt,
+        after: AfterAttempt,
+        now: UnixTime,
+    ) -> StoreResult<()>;
+    /// The site's most recent events, newest first, with their attempts.
+    async fn deliveries(&self, site: SiteId, limit: usize) -> StoreResult<Vec<EventRecord>>;
+    /// Queues an event again with a fresh retry schedule; `false` when there is no such event.
+    async fn redeliver(&self, event_id: &str, now_ms: i64) -> StoreResult<bool>;
 
     // Administration.
     async fn create_site(&self, site: NewSite) -> StoreResult<()>;

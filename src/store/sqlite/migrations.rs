@@ -6,7 +6,10 @@
 use crate::store::StoreResult;
 use rusqlite::Connection;
 
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/0001_init.sql"),
+    include_str!("migrations/0002_webhooks.sql"),
+];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;

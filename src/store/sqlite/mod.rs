@@ -3,13 +3,16 @@
 
 mod migrations;
 mod pool;
+mod webhooks;
 
 use super::{
-    CredentialInfo, CredentialRecord, NewCredential, NewInvite, NewSite, RevokeOutcome, SiteRecord,
-    SiteUpdate, Store, StoreError, StoreResult, VerifyOutcome,
+    AfterAttempt, Attempt, CredentialInfo, CredentialRecord, DueEvent, EventRecord, GatewayInvite,
+    NewCredential, NewInvite, NewSite, RevokeOutcome, SiteRecord, SiteUpdate, Store, StoreError,
+    StoreResult, VerifyOutcome,
 };
 use crate::clock::UnixTime;
 use crate::domain::invite::{self, VerifyTransition};
+use crate::domain::webhook::EventType;
 use crate::domain::{InviteId, PasswordDigest, SiteId, Status, WebhookSecret};
 use crate::store::InviteRecord;
 use pool::Pool;
@@ -258,11 +261,85 @@ impl Store for SqliteStore {
                              WHERE invite_id = ?1",
                         )?
                         .execute(params![id.as_str(), now])?;
+                        webhooks::record_event(
+                            conn,
+                            record.site_id,
+                            &id,
+                            EventType::InviteVerified,
+                            now,
+                        )?;
                         record.stored_status = Status::Verified;
                         Ok(VerifyOutcome::Verified(record))
                     }
                 }
             })
+            .await
+    }
+
+    async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>> {
+        let id = id.clone();
+        self.pool
+            .read(move |conn| {
+                let mut stmt = conn.prepare_cached(
+                    "SELECT i.invite_id, i.site_id, i.custom_id, i.status, i.expires_at,
+                            s.name, s.redirect_url, s.sandbox
+                     FROM invites i JOIN sites s ON s.site_id = i.site_id
+                     WHERE i.invite_id = ?1",
+                )?;
+                Ok(stmt
+                    .query_row([id.as_str()], |row| {
+                        Ok(GatewayInvite {
+                            invite: invite_row(row)?,
+                            site_name: row.get(5)?,
+                            redirect_url: row.get(6)?,
+                            sandbox: row.get(7)?,
+                        })
+                    })
+                    .optional()?)
+            })
+            .await
+    }
+
+    async fn expire_due(&self, now: UnixTime, limit: usize) -> StoreResult<usize> {
+        self.pool
+            .write(move |conn| webhooks::expire_due(conn, now, limit))
+            .await
+    }
+
+    async fn claim_events(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<DueEvent>> {
+        self.pool
+            .write(move |conn| webhooks::claim(conn, now_ms, lease_ms, limit))
+            .await
+    }
+
+    async fn finish_attempt(
+        &self,
+        event_id: &str,
+        attempt: Attempt,
+        after: AfterAttempt,
+        now: UnixTime,
+    ) -> StoreResult<()> {
+        let event_id = event_id.to_owned();
+        self.pool
+            .write(move |conn| webhooks::finish_attempt(conn, &event_id, &attempt, after, now))
+            .await
+    }
+
+    async fn deliveries(&self, site: SiteId, limit: usize) -> StoreResult<Vec<EventRecord>> {
+        self.pool
+            .read(move |conn| webhooks::deliveries(conn, site, limit))
+            .await
+    }
+
+    async fn redeliver(&self, event_id: &str, now_ms: i64) -> StoreResult<bool> {
+        let event_id = event_id.to_owned();
+        self.pool
+            .write(move |conn| webhooks::redeliver(conn, &event_id, now_ms))
             .await
     }
 

@@ -1,0 +1,96 @@
+//! The HTTP client that sends webhooks: 10 s timeout, no redirects, no proxies, only
+//! public addresses (unless allowed), and at most a few KiB of any response read.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::guard::{check_literal, GuardedResolver};
+
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+const MAX_RESPONSE_BYTES: usize = 4 * 1024;
+
+/// What one attempt came to.
+#[derive(Debug)]
+pub enum Sent {
+    /// The receiver answered with this status.
+    Answered(u16),
+    /// No answer: refused, timed out, not allowed, …
+    Failed(String),
+}
+
+pub struct WebhookClient {
+    http: reqwest::Client,
+    allow_private: bool,
+}
+
+impl WebhookClient {
+    pub fn new(allow_private: bool) -> Self {
+        let http = reqwest::Client::builder()
+            .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(TIMEOUT)
+            .connect_timeout(TIMEOUT)
+            .user_agent(concat!("agegate-webhooks/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .expect("the webhook client builds");
+        Self {
+            http,
+            allow_private,
+        }
+    }
+
+    pub async fn send(
+        &self,
+        target: &str,
+        webhook_id: &str,
+        timestamp: i64,
+        signature: &str,
+        body: Vec<u8>,
+    ) -> Sent {
+        let url = match url::Url::parse(target) {
+            Ok(url) => url,
+            Err(e) => return Sent::Failed(format!("invalid webhook URL: {e}")),
+        };
+        if let Err(e) = check_literal(&url, self.allow_private) {
+            return Sent::Failed(e.to_string());
+        }
+        let result = self
+            .http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("webhook-id", webhook_id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header("webhook-signature", signature)
+            .body(body)
+            .send()
+            .await;
+        match result {
+            Ok(mut response) => {
+                let status = response.status().as_u16();
+                // Read a little, so the connection can be reused; never the whole body.
+                let mut read = 0;
+                while read < MAX_RESPONSE_BYTES {
+                    match response.chunk().await {
+                        Ok(Some(chunk)) => read += chunk.len(),
+                        _ => break,
+                    }
+                }
+                Sent::Answered(status)
+            }
+            Err(e) => Sent::Failed(describe(&e)),
+        }
+    }
+}
+
+/// An error and its causes on one line ("timed out", "connection refused", the guard's refusal).
+fn describe(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

@@ -1,0 +1,134 @@
+//! The delivery worker: claims due events from the outbox, sends them concurrently (a
+//! bounded number at a time), and records each attempt with what follows it. A claim is
+//! a lease: if this process dies mid-send, another worker takes the event over once the
+//! lease ends, so no event is lost; in normal operation each event is sent once.
+
+use rand::Rng;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{Notify, Semaphore};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::client::{Sent, WebhookClient};
+use super::{payload, signing};
+use crate::clock::Clock;
+use crate::domain::webhook::retry_delay;
+use crate::store::{AfterAttempt, Attempt, DueEvent, Store};
+
+/// Longer than the client's timeout, so a live worker never loses its claim mid-send.
+const LEASE_MS: i64 = 60_000;
+const CONCURRENCY: usize = 32;
+
+pub struct Worker {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub client: WebhookClient,
+    pub schedule: Vec<Duration>,
+    pub public_url: String,
+    /// Poked when an event is written, so it goes out at once instead of at the next poll.
+    pub wake: Arc<Notify>,
+    /// How often to look for due events without being poked (retries, other servers' events).
+    pub poll: Duration,
+}
+
+impl Worker {
+    pub async fn run(self, shutdown: CancellationToken) {
+        let this = Arc::new(self);
+        let permits = Arc::new(Semaphore::new(CONCURRENCY));
+        let mut in_flight = JoinSet::new();
+        while !shutdown.is_cancelled() {
+            let free = permits.available_permits();
+            let mut claimed = 0;
+            if free > 0 {
+                let now = this.clock.now_millis();
+                match this.store.claim_events(now, LEASE_MS, free).await {
+                    Ok(events) => {
+                        claimed = events.len();
+                        for event in events {
+                            let permit = permits.clone().try_acquire_owned().expect("counted");
+                            let worker = this.clone();
+                            in_flight.spawn(async move {
+                                worker.deliver(event).await;
+                                drop(permit);
+                            });
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "could not claim webhook events"),
+                }
+            }
+            while in_flight.try_join_next().is_some() {}
+            if claimed > 0 && claimed == free {
+                continue; // there may be more due right now
+            }
+            tokio::select! {
+                _ = shutdown.cancelled() => {}
+                _ = this.wake.notified() => {}
+                _ = tokio::time::sleep(this.poll) => {}
+                Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {}
+            }
+        }
+        // Let attempts under way finish and be recorded (each is bounded by the timeout).
+        while in_flight.join_next().await.is_some() {}
+    }
+
+    async fn deliver(&self, event: DueEvent) {
+        let started_ms = self.clock.now_millis();
+        let started = Instant::now();
+        let sent = match &event.webhook_url {
+            None => Sent::Failed("the site has no webhook URL".into()),
+            Some(target) => {
+                let body = payload(&event, &self.public_url);
+                let timestamp = self.clock.now();
+                let signature =
+                    signing::signature_header(&event.secrets, &event.event_id, timestamp, &body);
+                self.client
+                    .send(target, &event.event_id, timestamp, &signature, body)
+                    .await
+            }
+        };
+        let (http_status, error) = match sent {
+            Sent::Answered(status) => (Some(status), None),
+            Sent::Failed(error) => (None, Some(error)),
+        };
+        let delivered = http_status.is_some_and(|s| (200..300).contains(&s));
+        let attempt_no = event.attempts_in_round + 1;
+        let after = if delivered {
+            AfterAttempt::Delivered
+        } else {
+            match retry_delay(attempt_no, &self.schedule) {
+                Some(delay) => AfterAttempt::RetryAt(self.clock.now_millis() + with_jitter(delay)),
+                None => AfterAttempt::Failed,
+            }
+        };
+        tracing::info!(
+            event_id = %event.event_id,
+            event_type = event.event_type.as_str(),
+            attempt = event.attempts + 1,
+            status = ?http_status,
+            error = error.as_deref().unwrap_or(""),
+            next = ?after,
+            "webhook attempt"
+        );
+        let attempt = Attempt {
+            started_ms,
+            duration_ms: started.elapsed().as_millis() as i64,
+            http_status,
+            error,
+        };
+        if let Err(e) = self
+            .store
+            .finish_attempt(&event.event_id, attempt, after, self.clock.now())
+            .await
+        {
+            // The lease runs out and the event is tried again: at least once.
+            tracing::error!(event_id = %event.event_id, error = %e, "could not record a webhook attempt");
+        }
+    }
+}
+
+/// The delay in milliseconds, plus up to 10% so retries from many events spread out.
+fn with_jitter(delay: Duration) -> i64 {
+    let ms = delay.as_millis() as i64;
+    ms + rand::thread_rng().gen_range(0..=ms / 10)
+}
