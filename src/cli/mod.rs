@@ -4,10 +4,12 @@ mod key_create;
 mod key_revoke;
 mod serve;
 pub mod site_create;
+mod site_deliveries;
 mod site_list;
 mod site_show;
 mod site_update;
 mod view;
+mod webhook_redeliver;
 mod webhook_secret_rotate;
 
 pub use site_create::{create_site, CreatedSite};
@@ -51,6 +53,17 @@ pub enum Command {
         #[command(subcommand)]
         command: SiteCommand,
     },
+    /// Operate on webhook events.
+    Webhook {
+        #[command(subcommand)]
+        command: WebhookCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhookCommand {
+    /// Queue an event for delivery again, with a fresh retry schedule.
+    Redeliver(webhook_redeliver::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -63,6 +76,8 @@ pub enum SiteCommand {
     Show(site_show::Args),
     /// Change a site's redirect or webhook URL.
     Update(site_update::Args),
+    /// List a site's recent webhook events with their attempts, last status and next retry.
+    Deliveries(site_deliveries::Args),
     /// Issue or revoke API credentials of a site.
     Key {
         #[command(subcommand)]
@@ -100,6 +115,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 SiteCommand::List(args) => site_list::run(args, store).await,
                 SiteCommand::Show(args) => site_show::run(args, store).await,
                 SiteCommand::Update(args) => site_update::run(args, store).await,
+                SiteCommand::Deliveries(args) => site_deliveries::run(args, store).await,
                 SiteCommand::Key { command } => match command {
                     KeyCommand::Create(args) => key_create::run(args, store).await,
                     KeyCommand::Revoke(args) => key_revoke::run(args, store).await,
@@ -109,6 +125,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                         webhook_secret_rotate::run(args, store).await
                     }
                 },
+            }
+        }
+        Command::Webhook { command } => {
+            let store = open(&cli.database_url).await?;
+            match command {
+                WebhookCommand::Redeliver(args) => webhook_redeliver::run(args, store).await,
             }
         }
     }

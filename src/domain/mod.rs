@@ -14,7 +14,7 @@ use base64::Engine;
 use rand::RngCore;
 
 /// `n` bytes from the operating system's CSPRNG, base64url without padding.
-pub(crate) fn random_token(n: usize) -> String {
+pub fn random_token(n: usize) -> String {
     let mut buf = [0u8; 64];
     let buf = &mut buf[..n];
     rand::rngs::OsRng.fill_bytes(buf);

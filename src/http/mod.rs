@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod body;
 pub mod error;
+pub mod gateway;
 pub mod invites;
 pub mod ops;
 pub mod verifier;
@@ -63,6 +64,7 @@ pub fn gateway_url(public_url: &str, id: &InviteId) -> String {
     tags(
         (name = "invites", description = "The client API (HTTP Basic credentials of a site)"),
         (name = "verifier", description = "The verification provider's API (bearer token)"),
+        (name = "gateway", description = "HTML pages for the person being verified"),
         (name = "operations", description = "Health and this document"),
     ),
     modifiers(&Catalogue)
@@ -98,6 +100,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(invites::create_invite))
         .routes(routes!(invites::get_invite))
         .routes(routes!(verifier::report_verification))
+        .routes(routes!(gateway::show))
+        .routes(routes!(gateway::approve))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::openapi))
         .split_for_parts()
