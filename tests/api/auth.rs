@@ -141,6 +141,7 @@ async fn every_active_credential_of_a_site_works_and_a_revoked_one_is_refused_wi
         site_id: site.site_id.clone(),
         username: username.as_str().into(),
         password: password.expose().into(),
+        ..TestSite::default()
     };
     app.new_invite(&site, None).await;
     app.new_invite(&second, None).await;

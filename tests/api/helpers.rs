@@ -1,9 +1,9 @@
 //! Test harness: spawns the real router on a real socket (port 0) with an injected
 //! clock, or the real binary as a separate process, and talks HTTP to it.
 
-use agegate::clock::{Clock, ManualClock};
+use agegate::clock::{Clock, ManualClock, SystemClock};
 use agegate::config::Settings;
-use agegate::domain::SiteName;
+use agegate::domain::{SiteName, SiteUrl};
 use agegate::startup::Application;
 use agegate::store::{self, Store};
 use serde_json::Value;
@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
+use std::time::Duration;
 use tempfile::TempDir;
 use tokio_util::sync::CancellationToken;
 
@@ -21,18 +22,29 @@ pub const T0: i64 = 1_800_000_000;
 pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
+    /// The app's clock, unless it runs on the wall clock (`real_time`).
     pub clock: Arc<ManualClock>,
+    pub real_time: bool,
     pub store: Arc<dyn Store>,
     pub db_url: String,
     shutdown: CancellationToken,
     _dir: TempDir,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct TestSite {
     pub site_id: String,
     pub username: String,
     pub password: String,
+    pub webhook_secret: String,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SiteOptions<'a> {
+    pub name: Option<&'a str>,
+    pub redirect_url: Option<&'a str>,
+    pub webhook_url: Option<&'a str>,
+    pub sandbox: bool,
 }
 
 pub fn client() -> reqwest::Client {
@@ -48,14 +60,46 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn(tempfile::tempdir().unwrap(), false, configure).await
+}
+
+/// An app on the wall clock, for tests that wait for real retries.
+pub async fn spawn_real_time_app(configure: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn(tempfile::tempdir().unwrap(), true, configure).await
+}
+
+/// A second server on the database of `other`, as when several servers share one.
+pub async fn spawn_beside(other: &TestApp, configure: impl FnOnce(&mut Settings)) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
+    let mut app = spawn_on(dir, other.db_url.clone(), other.real_time, configure).await;
+    app.clock = other.clock.clone();
+    app
+}
+
+async fn spawn(dir: TempDir, real_time: bool, configure: impl FnOnce(&mut Settings)) -> TestApp {
     let db_url = format!("sqlite:{}", dir.path().join("agegate.db").display());
+    spawn_on(dir, db_url, real_time, configure).await
+}
+
+async fn spawn_on(
+    dir: TempDir,
+    db_url: String,
+    real_time: bool,
+    configure: impl FnOnce(&mut Settings),
+) -> TestApp {
     let store = store::open(&db_url).await.unwrap();
     let clock = Arc::new(ManualClock::new(T0));
+    let app_clock: Arc<dyn Clock> = if real_time {
+        Arc::new(SystemClock)
+    } else {
+        clock.clone()
+    };
     let mut settings = Settings::new("127.0.0.1:0");
     settings.verifier_token = Some(VERIFIER_TOKEN.into());
+    settings.sweep_interval = Duration::from_millis(200);
+    settings.webhook_poll_interval = Duration::from_millis(200);
     configure(&mut settings);
-    let app = Application::build(settings, store.clone(), clock.clone() as Arc<dyn Clock>)
+    let app = Application::build(settings, store.clone(), app_clock)
         .await
         .unwrap();
     let base = format!("http://{}", app.local_addr());
@@ -65,6 +109,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
         base,
         client: client(),
         clock,
+        real_time,
         store,
         db_url,
         shutdown,
@@ -80,13 +125,18 @@ impl Drop for TestApp {
 
 impl TestApp {
     pub async fn create_site(&self) -> TestSite {
+        self.create_site_with(SiteOptions::default()).await
+    }
+
+    pub async fn create_site_with(&self, options: SiteOptions<'_>) -> TestSite {
+        let url = |u: Option<&str>| u.map(|u| SiteUrl::parse(u).unwrap());
         let created = agegate::cli::create_site(
             self.store.as_ref(),
             self.clock.as_ref(),
-            SiteName::parse("Test shop").unwrap(),
-            None,
-            None,
-            false,
+            SiteName::parse(options.name.unwrap_or("Test shop")).unwrap(),
+            url(options.redirect_url),
+            url(options.webhook_url),
+            options.sandbox,
         )
         .await
         .unwrap();
@@ -94,7 +144,16 @@ impl TestApp {
             site_id: created.site_id,
             username: created.username,
             password: created.password,
+            webhook_secret: created.webhook_secret,
         }
+    }
+
+    /// Creates an invite and returns its id.
+    pub async fn new_invite_id(&self, site: &TestSite, body: Option<Value>) -> String {
+        self.new_invite(site, body).await["inviteId"]
+            .as_str()
+            .unwrap()
+            .to_owned()
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -210,6 +269,7 @@ pub fn cli_site(db: &Path, extra: &[&str]) -> (TestSite, Value) {
             site_id: v["siteId"].as_str().unwrap().into(),
             username: v["username"].as_str().unwrap().into(),
             password: v["password"].as_str().unwrap().into(),
+            webhook_secret: v["webhookSecret"].as_str().unwrap().into(),
         },
         v,
     )

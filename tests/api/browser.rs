@@ -1,0 +1,270 @@
+//! End to end in a real browser: headless Chromium, driven through chromedriver, walks
+//! a sandbox site's gateway page and lands back on the site's redirect URL.
+//!
+//! Needs Debian's `chromium` and `chromium-driver` (`bash scripts/setup.sh` installs
+//! them). Without them the test is skipped, unless `CI` is set or
+//! `AGEGATE_REQUIRE_BROWSER=1`, where it fails instead.
+
+use crate::helpers::{self, spawn_app, TestSite};
+use agegate::domain::{SiteName, SiteUrl};
+use axum::routing::get;
+use fantoccini::{ClientBuilder, Locator};
+use serde_json::{json, Value};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CUSTOM_ID: &str = "user 42&x";
+
+#[tokio::test]
+async fn sandbox_flow_in_a_real_browser_lands_on_the_redirect_url_with_vs_and_cid() {
+    if !browser_available() {
+        return;
+    }
+
+    // The site's own page that the visitor is sent back to, on a port of its own.
+    let receiver = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let receiver_addr = receiver.local_addr().unwrap();
+    let back = axum::Router::new().route("/back", get(|| async { "welcome back" }));
+    tokio::spawn(async move { axum::serve(receiver, back).await });
+    let back_url = format!("http://{receiver_addr}/back");
+    let redirect = format!("{back_url}?from=agegate");
+
+    let app = spawn_app().await;
+    let created = agegate::cli::create_site(
+        app.store.as_ref(),
+        app.clock.as_ref(),
+        SiteName::parse("Browser shop").unwrap(),
+        Some(SiteUrl::parse(&redirect).unwrap()),
+        None,
+        true,
+    )
+    .await
+    .unwrap();
+    let site = TestSite {
+        site_id: created.site_id,
+        username: created.username,
+        password: created.password,
+        webhook_secret: created.webhook_secret,
+    };
+    let invite = app
+        .new_invite(&site, Some(json!({ "customId": CUSTOM_ID })))
+        .await;
+    let invite_id = invite["inviteId"].as_str().unwrap().to_owned();
+    let gateway_url = invite["url"].as_str().unwrap().to_owned();
+    assert!(
+        gateway_url.starts_with("http://127.0.0.1:"),
+        "only loopback URLs are opened: {gateway_url}"
+    );
+
+    let driver = Chromedriver::start().await;
+    let browser = ClientBuilder::rustls()
+        .expect("rustls connector")
+        .capabilities(chromium_capabilities(driver.profile.path()))
+        .connect(&driver.url)
+        .await
+        .expect("a chromedriver session");
+    // Drive first, close the session whatever happened, then judge.
+    let walked = walk_sandbox_flow(&browser, &gateway_url, &back_url).await;
+    let closed = browser.close().await;
+    let final_url = walked.unwrap_or_else(|e| panic!("{e}"));
+    closed.expect("closing the browser session");
+
+    let final_url = url::Url::parse(&final_url).unwrap();
+    assert_eq!(
+        format!(
+            "{}{}",
+            final_url.origin().ascii_serialization(),
+            final_url.path()
+        ),
+        back_url
+    );
+    let query: Vec<(String, String)> = final_url.query_pairs().into_owned().collect();
+    let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    assert_eq!(
+        query,
+        [
+            pair("from", "agegate"),
+            pair("vs", &invite_id),
+            pair("cid", CUSTOM_ID)
+        ],
+        "query of {final_url}"
+    );
+
+    let record = app.status_record(&site, &invite_id).await;
+    assert_eq!(record["status"], "verified", "{record}");
+}
+
+/// Opens the gateway page, presses the sandbox control and waits for the browser to
+/// arrive at `back_url`; the URL it ends on.
+async fn walk_sandbox_flow(
+    browser: &fantoccini::Client,
+    gateway_url: &str,
+    back_url: &str,
+) -> Result<String, String> {
+    browser
+        .goto(gateway_url)
+        .await
+        .map_err(|e| format!("opening {gateway_url}: {e}"))?;
+    let approve = browser
+        .find(Locator::Css("button#approve"))
+        .await
+        .map_err(|e| format!("no sandbox control (button#approve) on the gateway page: {e}"))?;
+    approve
+        .click()
+        .await
+        .map_err(|e| format!("clicking the sandbox control: {e}"))?;
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let current = browser
+            .current_url()
+            .await
+            .map_err(|e| format!("reading the current URL: {e}"))?;
+        if current.as_str().starts_with(back_url) {
+            return Ok(current.into());
+        }
+        if Instant::now() > deadline {
+            let text = match browser.find(Locator::Css("body")).await {
+                Ok(body) => body.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            return Err(format!(
+                "after 10 s the browser is still on {current}, not {back_url}; the page says: {text}"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Whether the test can run; panics where it must run but cannot.
+fn browser_available() -> bool {
+    let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER]
+        .into_iter()
+        .filter(|path| !Path::new(path).exists())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let why = format!(
+        "{} not found; run `bash scripts/setup.sh` to install chromium and chromium-driver",
+        missing.join(" and ")
+    );
+    let required = std::env::var_os("CI").is_some()
+        || std::env::var_os("AGEGATE_REQUIRE_BROWSER").is_some_and(|v| v == "1");
+    assert!(
+        !required,
+        "the browser test must run here (CI or AGEGATE_REQUIRE_BROWSER=1 is set) but {why}"
+    );
+    eprintln!("skipping browser test: {why}");
+    false
+}
+
+fn chromium_capabilities(profile: &Path) -> serde_json::Map<String, Value> {
+    let options = json!({
+        "binary": CHROMIUM,
+        "args": [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            format!("--user-data-dir={}", profile.display()),
+        ],
+    });
+    let mut caps = serde_json::Map::new();
+    caps.insert("goog:chromeOptions".into(), options);
+    caps
+}
+
+/// chromedriver as a child process on a free loopback port, in a process group of its
+/// own so that dropping it also ends any Chromium it started.
+struct Chromedriver {
+    child: Child,
+    url: String,
+    /// Chromium's profile; removed after the processes are gone (fields drop after `drop`).
+    profile: TempDir,
+    _logs: TempDir,
+}
+
+impl Chromedriver {
+    async fn start() -> Self {
+        // The port is free when asked for but could be taken before chromedriver binds
+        // it; chromedriver then exits, and another port is tried.
+        for _ in 0..3 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .unwrap()
+                .port();
+            let logs = tempfile::tempdir().unwrap();
+            let log_path = logs.path().join("chromedriver.log");
+            let child = Command::new(CHROMEDRIVER)
+                .arg(format!("--port={port}"))
+                .arg(format!("--log-path={}", log_path.display()))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .spawn()
+                .unwrap_or_else(|e| panic!("cannot start {CHROMEDRIVER}: {e}"));
+            let mut driver = Self {
+                child,
+                url: format!("http://127.0.0.1:{port}"),
+                profile: tempfile::tempdir().unwrap(),
+                _logs: logs,
+            };
+            if driver.wait_until_ready().await {
+                return driver;
+            }
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            eprintln!("chromedriver on port {port} did not get ready; its log:\n{log}");
+        }
+        panic!("chromedriver did not get ready in 3 tries");
+    }
+
+    /// Polls `/status` for up to 10 s; false if chromedriver exited or never got ready.
+    async fn wait_until_ready(&mut self) -> bool {
+        let client = helpers::client();
+        let status = format!("{}/status", self.url);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return false;
+            }
+            if let Ok(resp) = client.get(&status).send().await {
+                if let Ok(body) = resp.json::<Value>().await {
+                    if body["value"]["ready"] == true {
+                        return true;
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    }
+
+    /// Kills chromedriver's whole process group (Chromium included) and reaps it.
+    fn stop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .arg(format!("-{}", self.child.id()))
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Chromedriver {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
