@@ -264,6 +264,9 @@ fn every_command_has_help() {
         &["site", "key", "revoke"],
         &["site", "webhook-secret"],
         &["site", "webhook-secret", "rotate"],
+        &["site", "deliveries"],
+        &["webhook"],
+        &["webhook", "redeliver"],
     ];
     for args in commands {
         let out = agegate().args(*args).arg("--help").output().unwrap();

@@ -41,7 +41,10 @@ async fn a_pending_invite_page_explains_the_next_step() {
     assert!(html.contains("Complete the age check"));
     assert!(!html.contains("<script>"), "the site name is escaped");
     assert!(html.contains("&#60;script&#62;") || html.contains("&lt;script&gt;"));
-    assert!(!html.contains("approve"), "no sandbox control on a real site");
+    assert!(
+        !html.contains("approve"),
+        "no sandbox control on a real site"
+    );
 }
 
 #[tokio::test]
@@ -101,8 +104,11 @@ async fn a_verified_invite_of_a_site_without_redirect_shows_a_verified_page() {
 async fn an_unknown_invite_page_is_a_friendly_html_404() {
     let app = spawn_app().await;
     for id in ["AAAAAAAAAAAAAAAAAAAAAA", "not-an-id"] {
-        let html =
-            assert_html_page(get_page(&app, &app.url(&format!("/gateway/{id}"))).await, 404).await;
+        let html = assert_html_page(
+            get_page(&app, &app.url(&format!("/gateway/{id}"))).await,
+            404,
+        )
+        .await;
         assert!(html.contains("Link not found"));
     }
 }

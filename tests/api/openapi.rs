@@ -45,6 +45,8 @@ async fn every_public_route_is_documented() {
         ("post", "/v1/website/{siteId}/invite"),
         ("get", "/v1/website/{siteId}/invite/{inviteId}"),
         ("post", "/v1/verifier/invite/{inviteId}"),
+        ("get", "/gateway/{inviteId}"),
+        ("post", "/gateway/{inviteId}/approve"),
         ("get", "/healthz"),
         ("get", "/v1/openapi.json"),
     ];

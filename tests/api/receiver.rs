@@ -145,7 +145,12 @@ pub fn signed_by(secret: &str, r: &Received) -> bool {
         .unwrap();
     let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
     mac.update(
-        format!("{}.{}.", r.header("webhook-id"), r.header("webhook-timestamp")).as_bytes(),
+        format!(
+            "{}.{}.",
+            r.header("webhook-id"),
+            r.header("webhook-timestamp")
+        )
+        .as_bytes(),
     );
     mac.update(&r.body);
     let expected = base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes());

@@ -1,6 +1,6 @@
 use crate::helpers::{
-    agegate, cli_site, client, run_cli, spawn_app_with, spawn_beside, spawn_real_time_app,
-    temp_db, ServerProcess, SiteOptions, TestApp, TestSite, T0, VERIFIER_TOKEN,
+    agegate, cli_site, client, run_cli, spawn_app_with, spawn_beside, spawn_real_time_app, temp_db,
+    ServerProcess, SiteOptions, TestApp, TestSite, T0, VERIFIER_TOKEN,
 };
 use crate::receiver::{signed_by, TestReceiver};
 use agegate::domain::webhook::DeliveryState;
@@ -12,10 +12,15 @@ use std::time::{Duration, Instant};
 
 const FIVE_SECONDS: Duration = Duration::from_secs(5);
 
-fn allow_private_with_schedule(schedule: &'static [u64]) -> impl FnOnce(&mut agegate::config::Settings) {
+fn allow_private_with_schedule(
+    schedule: &'static [u64],
+) -> impl FnOnce(&mut agegate::config::Settings) {
     move |s| {
         s.allow_private_webhooks = true;
-        s.webhook_retry_schedule = schedule.iter().map(|ms| Duration::from_millis(*ms)).collect();
+        s.webhook_retry_schedule = schedule
+            .iter()
+            .map(|ms| Duration::from_millis(*ms))
+            .collect();
     }
 }
 
@@ -56,7 +61,9 @@ async fn a_verified_invite_is_delivered_signed_within_5_seconds() {
     let receiver = TestReceiver::start().await;
     let app = spawn_app_with(allow_private_with_schedule(&[1000])).await;
     let site = hooked_site(&app, &receiver).await;
-    let invite = app.new_invite(&site, Some(json!({"customId": "user-9"}))).await;
+    let invite = app
+        .new_invite(&site, Some(json!({"customId": "user-9"})))
+        .await;
     let id = invite["inviteId"].as_str().unwrap();
     let verified_at = Instant::now();
     assert_eq!(app.verify(id).await.status(), 200);
@@ -113,7 +120,10 @@ async fn failed_attempts_are_retried_with_the_same_webhook_id() {
     assert!(got.iter().all(|r| r.body == got[0].body), "the same body");
     for pair in got.windows(2) {
         let gap = pair[1].at - pair[0].at;
-        assert!(gap >= Duration::from_millis(950), "waited the schedule: {gap:?}");
+        assert!(
+            gap >= Duration::from_millis(950),
+            "waited the schedule: {gap:?}"
+        );
     }
     let events = wait_events(&app, &site, FIVE_SECONDS, |e| {
         e[0].state == DeliveryState::Delivered
@@ -136,7 +146,11 @@ async fn an_event_fails_only_after_the_last_attempt_of_the_schedule() {
     })
     .await;
     assert_eq!(events[0].state, DeliveryState::Failed);
-    assert_eq!(events[0].attempts.len(), 3, "first attempt plus the two retries");
+    assert_eq!(
+        events[0].attempts.len(),
+        3,
+        "first attempt plus the two retries"
+    );
     assert_eq!(receiver.received().len(), 3);
 }
 
@@ -150,7 +164,10 @@ async fn redirects_are_not_followed_and_count_as_failures() {
     app.verify(&id).await;
     let got = receiver.wait_for(2, FIVE_SECONDS).await;
     assert_eq!(got.len(), 2);
-    assert!(got.iter().all(|r| r.path == "/hook"), "never followed to /elsewhere");
+    assert!(
+        got.iter().all(|r| r.path == "/hook"),
+        "never followed to /elsewhere"
+    );
     let events = wait_events(&app, &site, FIVE_SECONDS, |e| {
         e[0].state == DeliveryState::Delivered
     })
@@ -185,7 +202,10 @@ async fn a_loopback_target_is_never_called_without_the_flag() {
         let error = events[0].attempts[0].error.as_deref().unwrap_or_default();
         assert!(error.contains("non-public"), "{url}: {error}");
     }
-    assert!(receiver.received().is_empty(), "no request reached the receiver");
+    assert!(
+        receiver.received().is_empty(),
+        "no request reached the receiver"
+    );
 }
 
 #[tokio::test]
@@ -193,7 +213,9 @@ async fn an_expired_invite_is_announced_within_60_seconds_of_expires() {
     let receiver = TestReceiver::start().await;
     let app = spawn_app_with(allow_private_with_schedule(&[1000])).await;
     let site = hooked_site(&app, &receiver).await;
-    let invite = app.new_invite(&site, Some(json!({"customId": "late"}))).await;
+    let invite = app
+        .new_invite(&site, Some(json!({"customId": "late"})))
+        .await;
     app.clock.advance(86_399);
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert!(receiver.received().is_empty(), "not before expires");
@@ -355,7 +377,10 @@ async fn a_pending_delivery_survives_a_restart_while_the_receiver_was_down() {
     let got = receiver.wait_for(1, Duration::from_secs(10)).await;
     assert_eq!(got.len(), 1, "delivered by the restarted server");
     assert_eq!(got[0].json()["data"]["inviteId"], id);
-    assert!(signed_by(created["webhookSecret"].as_str().unwrap(), &got[0]));
+    assert!(signed_by(
+        created["webhookSecret"].as_str().unwrap(),
+        &got[0]
+    ));
 }
 
 #[tokio::test]
@@ -365,11 +390,18 @@ async fn operators_can_list_deliveries_and_queue_one_again() {
     let (site, _) = cli_site(&db, &["--webhook-url", &receiver.url]);
     let server = ServerProcess::start(
         &db,
-        &["--allow-private-webhooks", "--verifier-token", VERIFIER_TOKEN],
+        &[
+            "--allow-private-webhooks",
+            "--verifier-token",
+            VERIFIER_TOKEN,
+        ],
     );
     let http = client();
     let invite: serde_json::Value = http
-        .post(format!("{}/v1/website/{}/invite", server.base, site.site_id))
+        .post(format!(
+            "{}/v1/website/{}/invite",
+            server.base, site.site_id
+        ))
         .basic_auth(&site.username, Some(&site.password))
         .send()
         .await
@@ -399,7 +431,10 @@ async fn operators_can_list_deliveries_and_queue_one_again() {
     assert_eq!(listing[0]["nextAttemptAt"], serde_json::Value::Null);
     assert_eq!(listing[0]["attempts"][0]["httpStatus"], 200);
     let (_, text, _) = run_cli(&db, &["site", "deliveries", &site.site_id]);
-    assert!(text.contains(&event_id) && text.contains("HTTP 200"), "{text}");
+    assert!(
+        text.contains(&event_id) && text.contains("HTTP 200"),
+        "{text}"
+    );
 
     let (code, _, stderr) = run_cli(&db, &["webhook", "redeliver", &event_id]);
     assert_eq!(code, 0, "{stderr}");
@@ -411,8 +446,14 @@ async fn operators_can_list_deliveries_and_queue_one_again() {
     let (code, _, stderr) = run_cli(&db, &["webhook", "redeliver", "evt_nope"]);
     assert_ne!(code, 0);
     assert!(stderr.trim().contains("evt_nope") && stderr.lines().count() == 1);
-    let (code, _, _) = run_cli(&db, &["site", "deliveries", "6f9619ff-8b86-d011-b42d-00cf4fc964ff"]);
+    let (code, _, _) = run_cli(
+        &db,
+        &["site", "deliveries", "6f9619ff-8b86-d011-b42d-00cf4fc964ff"],
+    );
     assert_ne!(code, 0);
-    let out = agegate().args(["webhook", "redeliver", "--help"]).output().unwrap();
+    let out = agegate()
+        .args(["webhook", "redeliver", "--help"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
 }
