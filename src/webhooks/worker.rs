@@ -36,12 +36,18 @@ impl Worker {
     pub async fn run(self, shutdown: CancellationToken) {
         let this = Arc::new(self);
         let permits = Arc::new(Semaphore::new(CONCURRENCY));
-        let mut in_flight = JoinSet::new();
+        // Each delivery task yields when its event is due again, if it is to be retried.
+        let mut in_flight: JoinSet<Option<i64>> = JoinSet::new();
+        // The earliest retry this worker scheduled, so it wakes for it on time.
+        let mut next_retry_ms: Option<i64> = None;
         while !shutdown.is_cancelled() {
             let free = permits.available_permits();
             let mut claimed = 0;
             if free > 0 {
                 let now = this.clock.now_millis();
+                if next_retry_ms.is_some_and(|at| at <= now) {
+                    next_retry_ms = None;
+                }
                 match this.store.claim_events(now, LEASE_MS, free).await {
                     Ok(events) => {
                         claimed = events.len();
@@ -49,30 +55,39 @@ impl Worker {
                             let permit = permits.clone().try_acquire_owned().expect("counted");
                             let worker = this.clone();
                             in_flight.spawn(async move {
-                                worker.deliver(event).await;
+                                let retry_at = worker.deliver(event).await;
                                 drop(permit);
+                                retry_at
                             });
                         }
                     }
                     Err(e) => tracing::warn!(error = %e, "could not claim webhook events"),
                 }
             }
-            while in_flight.try_join_next().is_some() {}
+            while let Some(done) = in_flight.try_join_next() {
+                next_retry_ms = earliest(next_retry_ms, done.ok().flatten());
+            }
             if claimed > 0 && claimed == free {
                 continue; // there may be more due right now
             }
+            let until_retry = next_retry_ms
+                .map(|at| Duration::from_millis((at - this.clock.now_millis()).max(0) as u64));
+            let nap = until_retry.map_or(this.poll, |d| d.min(this.poll));
             tokio::select! {
                 _ = shutdown.cancelled() => {}
                 _ = this.wake.notified() => {}
-                _ = tokio::time::sleep(this.poll) => {}
-                Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {}
+                _ = tokio::time::sleep(nap) => {}
+                Some(done) = in_flight.join_next(), if !in_flight.is_empty() => {
+                    next_retry_ms = earliest(next_retry_ms, done.ok().flatten());
+                }
             }
         }
         // Let attempts under way finish and be recorded (each is bounded by the timeout).
         while in_flight.join_next().await.is_some() {}
     }
 
-    async fn deliver(&self, event: DueEvent) {
+    /// Makes one attempt and records it; returns when the event is due again, if ever.
+    async fn deliver(&self, event: DueEvent) -> Option<i64> {
         let started_ms = self.clock.now_millis();
         let started = Instant::now();
         let sent = match &event.webhook_url {
@@ -123,7 +138,19 @@ impl Worker {
         {
             // The lease runs out and the event is tried again: at least once.
             tracing::error!(event_id = %event.event_id, error = %e, "could not record a webhook attempt");
+            return None;
         }
+        match after {
+            AfterAttempt::RetryAt(at) => Some(at),
+            AfterAttempt::Delivered | AfterAttempt::Failed => None,
+        }
+    }
+}
+
+fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
