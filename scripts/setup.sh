@@ -15,7 +15,7 @@ done
 
 # The browser test (tests/api/browser.rs) drives Debian's Chromium through chromedriver.
 # Only installs when something is missing, so a second run is quick.
-if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver ]]; then
+if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/certs/ca-certificates.crt ]]; then
   if ! command -v apt-get >/dev/null; then
     echo "setup: chromium and chromedriver are missing and apt-get is not available;" \
       "install Chromium and a matching chromedriver at /usr/bin/chromium and /usr/bin/chromedriver" >&2
@@ -33,5 +33,5 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver ]]; then
   echo "setup: installing chromium and chromium-driver" >&2
   ${sudo[@]+"${sudo[@]}"} apt-get update
   ${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends chromium chromium-driver
+    apt-get install -y --no-install-recommends chromium chromium-driver ca-certificates
 fi

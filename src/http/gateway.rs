@@ -313,7 +313,7 @@ pub async fn approve(
         }
         _ => false,
     };
-    if !token_ok || !same_origin(&headers, &state.public_url) {
+    if !token_ok || !from_our_page(&headers, &state.public_url) {
         return message(
             StatusCode::FORBIDDEN,
             "Please try again",
@@ -345,14 +345,18 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .find_map(|(k, v)| (k == name).then_some(v))
 }
 
-/// The request's Origin, when a browser sent one, must be our public origin.
-fn same_origin(headers: &HeaderMap, public_url: &str) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return true;
-    };
-    match url::Url::parse(public_url) {
-        Ok(public) => public.origin().ascii_serialization() == origin,
-        Err(_) => false,
+/// Whether the request came from one of our own pages, by the headers browsers set:
+/// `Sec-Fetch-Site` where sent, else `Origin`. Our pages' `Referrer-Policy: no-referrer`
+/// makes browsers send `Origin: null` on the form's POST, which proves nothing either
+/// way; the token in the SameSite=Strict cookie and the form remains the main check.
+fn from_our_page(headers: &HeaderMap, public_url: &str) -> bool {
+    if let Some(site) = headers.get("sec-fetch-site") {
+        return site == "same-origin";
+    }
+    match headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
+        None | Some("null") => true,
+        Some(origin) => url::Url::parse(public_url)
+            .is_ok_and(|public| public.origin().ascii_serialization() == origin),
     }
 }
 
@@ -385,17 +389,33 @@ mod tests {
 
     #[test]
     fn origin_must_match_the_public_url() {
+        let public = "https://v.example/age";
         let mut h = HeaderMap::new();
-        assert!(same_origin(&h, "https://v.example/age"));
+        assert!(from_our_page(&h, public));
         h.insert(
             header::ORIGIN,
             HeaderValue::from_static("https://v.example"),
         );
-        assert!(same_origin(&h, "https://v.example/age"));
+        assert!(from_our_page(&h, public));
         h.insert(
             header::ORIGIN,
             HeaderValue::from_static("https://evil.example"),
         );
-        assert!(!same_origin(&h, "https://v.example/age"));
+        assert!(!from_our_page(&h, public));
+        h.insert(header::ORIGIN, HeaderValue::from_static("null"));
+        assert!(from_our_page(&h, public));
+    }
+
+    #[test]
+    fn fetch_metadata_decides_when_present() {
+        let public = "https://v.example";
+        let mut h = HeaderMap::new();
+        h.insert(header::ORIGIN, HeaderValue::from_static("null"));
+        h.insert("sec-fetch-site", HeaderValue::from_static("same-origin"));
+        assert!(from_our_page(&h, public));
+        h.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+        assert!(!from_our_page(&h, public));
+        h.insert("sec-fetch-site", HeaderValue::from_static("same-site"));
+        assert!(!from_our_page(&h, public));
     }
 }

@@ -10,6 +10,7 @@ use agegate::domain::{SiteName, SiteUrl};
 use axum::routing::get;
 use fantoccini::{ClientBuilder, Locator};
 use serde_json::{json, Value};
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -63,7 +64,6 @@ async fn sandbox_flow_in_a_real_browser_lands_on_the_redirect_url_with_vs_and_ci
 
     let driver = Chromedriver::start().await;
     let browser = ClientBuilder::rustls()
-        .expect("rustls connector")
         .capabilities(chromium_capabilities(driver.profile.path()))
         .connect(&driver.url)
         .await
@@ -251,15 +251,48 @@ impl Chromedriver {
         false
     }
 
-    /// Kills chromedriver's whole process group (Chromium included) and reaps it.
+    /// Stops chromedriver and the browsers it started, and reaps it. chromedriver gives
+    /// Chromium a process group of its own, so killing chromedriver alone would leave a
+    /// session that was never closed running: ask it to shut down (it quits its browsers
+    /// first), and kill its process group only if it does not exit.
     fn stop(&mut self) {
-        let _ = Command::new("kill")
-            .arg("-KILL")
-            .arg(format!("-{}", self.child.id()))
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.kill();
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.request_shutdown();
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        // Not yet reaped, so its process group id cannot have been reused.
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = Command::new("kill")
+                .arg("-KILL")
+                .arg(format!("-{}", self.child.id()))
+                .stderr(Stdio::null())
+                .status();
+            let _ = self.child.kill();
+        }
         let _ = self.child.wait();
+    }
+
+    /// `GET /shutdown`, blocking (this runs in `drop`, possibly while unwinding).
+    fn request_shutdown(&self) {
+        let Some(addr) = self.url.strip_prefix("http://") else {
+            return;
+        };
+        let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
+            return;
+        };
+        let timeout = Duration::from_secs(5);
+        if let Ok(mut stream) = std::net::TcpStream::connect_timeout(&addr, timeout) {
+            let _ = stream.set_read_timeout(Some(timeout));
+            let _ = stream.set_write_timeout(Some(timeout));
+            let request =
+                format!("GET /shutdown HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+            if stream.write_all(request.as_bytes()).is_ok() {
+                let _ = stream.read_to_end(&mut Vec::new());
+            }
+        }
     }
 }
 

@@ -148,7 +148,9 @@ async fn a_sandbox_page_marks_the_invite_verified_from_its_own_form() {
         .client
         .post(format!("{url}/approve"))
         .header("cookie", &cookie)
-        .header("origin", &app.base)
+        // What a browser sends from a page with Referrer-Policy: no-referrer.
+        .header("origin", "null")
+        .header("sec-fetch-site", "same-origin")
         .form(&[("csrf", csrf.as_str())])
         .send()
         .await
@@ -189,6 +191,13 @@ async fn a_forged_sandbox_approval_is_refused() {
             .post(&approve)
             .header("cookie", &cookie)
             .header("origin", "https://evil.example")
+            .form(&[("csrf", csrf.as_str())]),
+        // Cookie and token, but the browser says it came from another site.
+        app.client
+            .post(&approve)
+            .header("cookie", &cookie)
+            .header("origin", "null")
+            .header("sec-fetch-site", "cross-site")
             .form(&[("csrf", csrf.as_str())]),
         // No form at all.
         app.client.post(&approve).header("cookie", &cookie),
