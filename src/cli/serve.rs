@@ -58,39 +58,33 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         )
     })?;
     let app = Application::build(settings, store, Arc::new(SystemClock)).await?;
+    let shutdown = CancellationToken::new();
+    tokio::spawn(stop_on_signal(shutdown.clone())?);
     tracing::info!(
         "agegate listening on http://{} (public URL {}), database {}",
         app.local_addr(),
         app.public_url(),
         store::mask_password(database_url)
     );
-    let shutdown = CancellationToken::new();
-    tokio::spawn(stop_on_signal(shutdown.clone()));
     app.run_until_stopped(shutdown).await?;
     tracing::info!("agegate stopped");
     Ok(())
 }
 
-/// Cancels `shutdown` on SIGINT or SIGTERM.
-async fn stop_on_signal(shutdown: CancellationToken) {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = interrupt => {},
-                    _ = term.recv() => {},
-                }
-            }
-            Err(_) => {
-                let _ = interrupt.await;
-            }
+/// Installs the SIGINT and SIGTERM handlers now (so a signal that arrives right after
+/// start-up is not fatal), and returns a future that cancels `shutdown` on either.
+fn stop_on_signal(
+    shutdown: CancellationToken,
+) -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {},
+            _ = terminate.recv() => {},
         }
-    }
-    #[cfg(not(unix))]
-    let _ = interrupt.await;
-    tracing::info!("shutting down: finishing in-flight requests");
-    shutdown.cancel();
+        tracing::info!("shutting down: finishing in-flight requests");
+        shutdown.cancel();
+    })
 }

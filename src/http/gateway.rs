@@ -137,6 +137,22 @@ fn failure(e: impl std::fmt::Display) -> Response {
     )
 }
 
+/// The invite a gateway URL names, or the page to answer instead.
+async fn load(
+    state: &AppState,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<(InviteId, GatewayInvite), Response> {
+    let id = path
+        .ok()
+        .and_then(|Path(id)| InviteId::parse(&id))
+        .ok_or_else(not_found)?;
+    match state.store.gateway_invite(&id).await {
+        Ok(Some(gateway)) => Ok((id, gateway)),
+        Ok(None) => Err(not_found()),
+        Err(e) => Err(failure(e)),
+    }
+}
+
 /// A 303 to `location`, leaking nothing through the Referer header.
 fn see_other(location: &str) -> Response {
     let mut response = StatusCode::SEE_OTHER.into_response();
@@ -190,13 +206,9 @@ pub async fn show(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
 ) -> Response {
-    let Some(id) = path.ok().and_then(|Path(id)| InviteId::parse(&id)) else {
-        return not_found();
-    };
-    let gateway = match state.store.gateway_invite(&id).await {
-        Ok(Some(g)) => g,
-        Ok(None) => return not_found(),
-        Err(e) => return failure(e),
+    let (_, gateway) = match load(&state, path).await {
+        Ok(found) => found,
+        Err(page) => return page,
     };
     let now = state.clock.now();
     let invite = &gateway.invite;
@@ -292,13 +304,9 @@ pub async fn approve(
     headers: HeaderMap,
     form: Result<Form<ApproveForm>, FormRejection>,
 ) -> Response {
-    let Some(id) = path.ok().and_then(|Path(id)| InviteId::parse(&id)) else {
-        return not_found();
-    };
-    let gateway = match state.store.gateway_invite(&id).await {
-        Ok(Some(g)) => g,
-        Ok(None) => return not_found(),
-        Err(e) => return failure(e),
+    let (id, gateway) = match load(&state, path).await {
+        Ok(found) => found,
+        Err(page) => return page,
     };
     if !gateway.sandbox {
         return message(

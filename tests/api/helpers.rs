@@ -311,6 +311,31 @@ impl ServerProcess {
         }
     }
 
+    /// Creates an invite on this server and returns its JSON, asserting success.
+    pub async fn new_invite(&self, site: &TestSite, body: Option<Value>) -> Value {
+        let req = client()
+            .post(format!("{}/v1/website/{}/invite", self.base, site.site_id))
+            .basic_auth(&site.username, Some(&site.password));
+        let req = match body {
+            Some(body) => req.json(&body),
+            None => req,
+        };
+        let resp = req.send().await.unwrap();
+        assert_eq!(resp.status(), 200);
+        resp.json().await.unwrap()
+    }
+
+    /// Reports an invite verified to this server (started with `--verifier-token`).
+    pub async fn verify(&self, invite_id: &str) -> reqwest::Response {
+        client()
+            .post(format!("{}/v1/verifier/invite/{invite_id}", self.base))
+            .bearer_auth(VERIFIER_TOKEN)
+            .json(&serde_json::json!({"outcome": "verified"}))
+            .send()
+            .await
+            .unwrap()
+    }
+
     pub fn signal(&self, signal: &str) {
         let status = Command::new("kill")
             .arg(format!("-{signal}"))

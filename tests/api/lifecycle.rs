@@ -35,10 +35,7 @@ async fn verifier_moves_pending_to_verified_and_answers_the_record() {
 async fn verifying_twice_is_idempotent() {
     let app = spawn_app().await;
     let site = app.create_site().await;
-    let id = app.new_invite(&site, None).await["inviteId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.new_invite_id(&site, None).await;
     assert_eq!(app.verify(&id).await.status(), 200);
     let resp = app.verify(&id).await;
     assert_eq!(resp.status(), 200);
@@ -50,10 +47,7 @@ async fn verifying_twice_is_idempotent() {
 async fn verified_stays_verified_after_expiry() {
     let app = spawn_app().await;
     let site = app.create_site().await;
-    let id = app.new_invite(&site, None).await["inviteId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.new_invite_id(&site, None).await;
     app.clock.advance(100);
     assert_eq!(app.verify(&id).await.status(), 200);
     app.clock.advance(10 * 86_400);
@@ -66,10 +60,7 @@ async fn verified_stays_verified_after_expiry() {
 async fn an_expired_invite_cannot_be_verified() {
     let app = spawn_app().await;
     let site = app.create_site().await;
-    let id = app.new_invite(&site, None).await["inviteId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.new_invite_id(&site, None).await;
     app.clock.advance(86_400);
     assert_error(app.verify(&id).await, 409, 40901).await;
     assert_eq!(app.status_record(&site, &id).await["status"], "expired");
@@ -87,10 +78,7 @@ async fn verifying_an_unknown_invite_is_404() {
 async fn verifier_needs_the_right_bearer_token() {
     let app = spawn_app().await;
     let site = app.create_site().await;
-    let id = app.new_invite(&site, None).await["inviteId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.new_invite_id(&site, None).await;
     let url = app.url(&format!("/v1/verifier/invite/{id}"));
     let body = json!({"outcome": "verified"});
     let none = app.client.post(&url).json(&body).send().await.unwrap();
@@ -125,10 +113,7 @@ async fn verifier_needs_the_right_bearer_token() {
 async fn without_a_configured_token_the_verifier_api_answers_401() {
     let app = spawn_app_with(|s| s.verifier_token = None).await;
     let site = app.create_site().await;
-    let id = app.new_invite(&site, None).await["inviteId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.new_invite_id(&site, None).await;
     let resp = app
         .client
         .post(app.url(&format!("/v1/verifier/invite/{id}")))
@@ -144,10 +129,7 @@ async fn without_a_configured_token_the_verifier_api_answers_401() {
 async fn verifier_outcome_must_be_verified() {
     let app = spawn_app().await;
     let site = app.create_site().await;
-    let id = app.new_invite(&site, None).await["inviteId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.new_invite_id(&site, None).await;
     for body in [
         json!({}),
         json!({"outcome": "failed"}),

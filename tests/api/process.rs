@@ -135,18 +135,7 @@ async fn health_and_public_url_flags_and_env_are_honoured() {
         .await
         .unwrap();
     assert_eq!(health.status(), 200);
-    let invite: Value = http
-        .post(format!(
-            "{}/v1/website/{}/invite",
-            server.base, site.site_id
-        ))
-        .basic_auth(&site.username, Some(&site.password))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let invite = server.new_invite(&site, None).await;
     assert!(invite["url"]
         .as_str()
         .unwrap()
