@@ -27,7 +27,12 @@ pub struct Args {
     verifier_token: Option<String>,
 
     /// Allow webhook targets on loopback or private networks (development and tests only).
-    #[arg(long, env = "AGEGATE_ALLOW_PRIVATE_WEBHOOKS")]
+    /// The environment variable takes 1/0, true/false, yes/no or on/off.
+    #[arg(
+        long,
+        env = "AGEGATE_ALLOW_PRIVATE_WEBHOOKS",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
     allow_private_webhooks: bool,
 
     /// Delays between webhook delivery attempts, after the first, immediate one.

@@ -284,11 +284,18 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     pub fn start(db: &Path, extra: &[&str]) -> Self {
+        Self::start_with_env(db, extra, &[("AGEGATE_LISTEN", "127.0.0.1:0")])
+    }
+
+    /// `agegate serve` with `extra` flags and environment variables (which must include
+    /// a listen address, e.g. `AGEGATE_LISTEN=127.0.0.1:0`).
+    pub fn start_with_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = agegate()
             .arg("--database-url")
             .arg(format!("sqlite:{}", db.display()))
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .arg("serve")
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

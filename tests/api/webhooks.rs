@@ -424,3 +424,30 @@ async fn operators_can_list_deliveries_and_queue_one_again() {
         .unwrap();
     assert!(out.status.success());
 }
+
+#[tokio::test]
+async fn serve_takes_its_settings_from_the_environment_too() {
+    let receiver = TestReceiver::start().await;
+    let (_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &["--webhook-url", &receiver.url]);
+    let server = ServerProcess::start_with_env(
+        &db,
+        &[],
+        &[
+            ("AGEGATE_LISTEN", "127.0.0.1:0"),
+            ("AGEGATE_PUBLIC_URL", "https://verify.example/"),
+            ("AGEGATE_VERIFIER_TOKEN", VERIFIER_TOKEN),
+            ("AGEGATE_ALLOW_PRIVATE_WEBHOOKS", "1"),
+            ("AGEGATE_WEBHOOK_RETRY_SCHEDULE", "1s,2s,4s"),
+        ],
+    );
+    let invite = server.new_invite(&site, None).await;
+    let id = invite["inviteId"].as_str().unwrap();
+    assert_eq!(
+        invite["url"],
+        format!("https://verify.example/gateway/{id}").as_str()
+    );
+    assert_eq!(server.verify(id).await.status(), 200);
+    let got = receiver.wait_for(1, FIVE_SECONDS).await;
+    assert_eq!(got.len(), 1, "a loopback target is allowed by the variable");
+}
