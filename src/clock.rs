@@ -45,10 +45,6 @@ impl ManualClock {
         Self(AtomicI64::new(start))
     }
 
-    pub fn set(&self, now: UnixTime) {
-        self.0.store(now, Ordering::SeqCst);
-    }
-
     pub fn advance(&self, seconds: i64) {
         self.0.fetch_add(seconds, Ordering::SeqCst);
     }

@@ -16,10 +16,6 @@ impl Username {
         Self(format!("key_{}", super::random_token(12)))
     }
 
-    pub fn new(s: impl Into<String>) -> Self {
-        Self(s.into())
-    }
-
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -61,10 +61,6 @@ impl CustomId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-
-    pub fn into_inner(self) -> String {
-        self.0
-    }
 }
 
 /// An invite's status, as clients see it and as it is stored.

@@ -100,10 +100,6 @@ impl SiteUrl {
     pub fn as_str(&self) -> &str {
         self.0.as_str()
     }
-
-    pub fn url(&self) -> &url::Url {
-        &self.0
-    }
 }
 
 #[cfg(test)]

@@ -8,23 +8,16 @@ use std::time::{Duration, Instant};
 async fn an_acknowledged_invite_survives_a_killed_process() {
     let (_dir, db) = temp_db();
     let (site, _) = cli_site(&db, &[]);
-    let http = client();
     let mut first = ServerProcess::start(&db, &[]);
-    let resp = http
-        .post(format!("{}/v1/website/{}/invite", first.base, site.site_id))
-        .basic_auth(&site.username, Some(&site.password))
-        .json(&json!({"customId": "survivor"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let invite: Value = resp.json().await.unwrap();
+    let invite = first
+        .new_invite(&site, Some(json!({"customId": "survivor"})))
+        .await;
     // No graceful shutdown: the answer must already have been on disk.
     first.child.kill().unwrap();
     first.child.wait().unwrap();
 
     let second = ServerProcess::start(&db, &[]);
-    let resp = http
+    let resp = client()
         .get(format!(
             "{}/v1/website/{}/invite/{}",
             second.base,
