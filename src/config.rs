@@ -1,6 +1,10 @@
 //! The server's settings, independent of where they came from (flags, env, tests).
 
+use std::path::Path;
 use std::time::Duration;
+
+pub use crate::http::openid4vp::EuAv;
+use crate::mdoc::TrustAnchors;
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite:agegate.db";
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -19,6 +23,8 @@ pub struct Settings {
     pub sweep_interval: Duration,
     /// How often the webhook worker looks for due events when nothing wakes it.
     pub webhook_poll_interval: Duration,
+    /// Verification with the EU Age Verification app (interface §7); `None` is off.
+    pub eu_av: Option<EuAv>,
 }
 
 impl Settings {
@@ -33,6 +39,7 @@ impl Settings {
                 .expect("the default schedule parses"),
             sweep_interval: Duration::from_secs(5),
             webhook_poll_interval: Duration::from_secs(1),
+            eu_av: None,
         }
     }
 }
@@ -61,6 +68,15 @@ pub fn parse_public_url(s: &str) -> Result<String, String> {
         return Err(format!("'{s}' must not have a query or fragment"));
     }
     Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+/// The trust anchors file of `--eu-av-trust-anchors`: a PEM bundle of CA certificates.
+/// Errors are one line naming the file and the problem.
+pub fn load_trust_anchors(path: &Path) -> Result<TrustAnchors, String> {
+    let shown = path.display();
+    let pem = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read EU AV trust anchors '{shown}': {e}"))?;
+    TrustAnchors::from_pem(&pem).map_err(|e| format!("EU AV trust anchors '{shown}': {e}"))
 }
 
 #[cfg(test)]

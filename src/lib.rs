@@ -8,6 +8,7 @@ pub mod clock;
 pub mod config;
 pub mod domain;
 pub mod http;
+pub mod mdoc;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

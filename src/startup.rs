@@ -46,6 +46,7 @@ impl Application {
             public_url: public_url.clone(),
             verifier_token: settings.verifier_token.clone(),
             deliveries: deliveries.clone(),
+            eu_av: settings.eu_av.clone(),
         });
         Ok(Self {
             listener,

@@ -12,7 +12,7 @@ mod view;
 mod webhook_redeliver;
 mod webhook_secret_rotate;
 
-pub use site_create::{create_site, CreatedSite};
+pub use site_create::{create_site, CreatedSite, SiteSettings};
 
 use clap::{Parser, Subcommand};
 use std::sync::Arc;

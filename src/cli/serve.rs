@@ -3,9 +3,14 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::SystemClock;
-use crate::config::{parse_retry_schedule, Settings, DEFAULT_LISTEN, DEFAULT_RETRY_SCHEDULE};
+use crate::config::{
+    load_trust_anchors, parse_retry_schedule, EuAv, Settings, DEFAULT_LISTEN,
+    DEFAULT_RETRY_SCHEDULE,
+};
+use crate::domain::presentation::{parse_wallet_scheme, DEFAULT_WALLET_SCHEME};
 use crate::startup::Application;
 use crate::store;
+use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -44,12 +49,36 @@ pub struct Args {
         value_parser = parse_retry_schedule
     )]
     webhook_retry_schedule: RetrySchedule,
+
+    /// PEM file of the X.509 CA certificates trusted to issue Proof of Age attestations;
+    /// set, the gateway verifies visitors with the EU Age Verification app.
+    #[arg(long, env = "AGEGATE_EU_AV_TRUST_ANCHORS", value_name = "PATH")]
+    eu_av_trust_anchors: Option<PathBuf>,
+
+    /// URI scheme of the same-device link that opens the wallet.
+    #[arg(
+        long,
+        env = "AGEGATE_EU_AV_WALLET_SCHEME",
+        default_value = DEFAULT_WALLET_SCHEME,
+        value_name = "SCHEME",
+        value_parser = parse_wallet_scheme
+    )]
+    eu_av_wallet_scheme: String,
 }
 
 type RetrySchedule = Vec<Duration>;
 
 pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
+    let eu_av = match &args.eu_av_trust_anchors {
+        Some(path) => Some(EuAv {
+            trust_anchors: Arc::new(load_trust_anchors(path).map_err(anyhow::Error::msg)?),
+            wallet_scheme: args.eu_av_wallet_scheme.clone(),
+        }),
+        None => None,
+    };
+    let anchor_count = eu_av.as_ref().map_or(0, |e| e.trust_anchors.len());
     let settings = Settings {
+        eu_av,
         public_url: args.public_url,
         verifier_token: args.verifier_token.filter(|t| !t.is_empty()),
         allow_private_webhooks: args.allow_private_webhooks,
@@ -71,6 +100,15 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         app.public_url(),
         store::mask_password(database_url)
     );
+    match &args.eu_av_trust_anchors {
+        Some(path) => tracing::info!(
+            "EU Age Verification: on, {} trust anchor(s) from {}, wallet scheme {}://",
+            anchor_count,
+            path.display(),
+            args.eu_av_wallet_scheme
+        ),
+        None => tracing::info!("EU Age Verification: off (no --eu-av-trust-anchors)"),
+    }
     app.run_until_stopped(shutdown).await?;
     tracing::info!("agegate stopped");
     Ok(())

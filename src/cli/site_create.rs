@@ -2,7 +2,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
-use crate::domain::{Password, SiteId, SiteName, SiteUrl, Username, WebhookSecret};
+use crate::domain::{MinAge, Password, SiteId, SiteName, SiteUrl, Username, WebhookSecret};
 use crate::store::{NewCredential, NewSite, Store};
 
 #[derive(Debug, clap::Args)]
@@ -19,6 +19,9 @@ pub struct Args {
     /// A test site: its gateway page offers a control that marks an invite verified.
     #[arg(long)]
     sandbox: bool,
+    /// The age a visitor must prove (1-99); the gateway asks for the claim age_over_NN.
+    #[arg(long, value_name = "N", default_value = "18", value_parser = |s: &str| MinAge::parse(s))]
+    min_age: MinAge,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -34,15 +37,42 @@ pub struct CreatedSite {
     pub webhook_secret: String,
 }
 
+/// What a new site is configured with.
+#[derive(Debug, Clone)]
+pub struct SiteSettings {
+    pub name: SiteName,
+    pub redirect_url: Option<SiteUrl>,
+    pub webhook_url: Option<SiteUrl>,
+    pub sandbox: bool,
+    pub min_age: MinAge,
+}
+
+impl SiteSettings {
+    /// A site with nothing but a name, and the defaults.
+    pub fn named(name: SiteName) -> Self {
+        Self {
+            name,
+            redirect_url: None,
+            webhook_url: None,
+            sandbox: false,
+            min_age: MinAge::DEFAULT,
+        }
+    }
+}
+
 /// Creates a site with its first credential and webhook secret.
 pub async fn create_site(
     store: &dyn Store,
     clock: &dyn Clock,
-    name: SiteName,
-    redirect_url: Option<SiteUrl>,
-    webhook_url: Option<SiteUrl>,
-    sandbox: bool,
+    settings: SiteSettings,
 ) -> anyhow::Result<CreatedSite> {
+    let SiteSettings {
+        name,
+        redirect_url,
+        webhook_url,
+        sandbox,
+        min_age,
+    } = settings;
     let now = clock.now();
     let id = SiteId::generate();
     let username = Username::generate();
@@ -61,6 +91,7 @@ pub async fn create_site(
             redirect_url,
             webhook_url,
             sandbox,
+            min_age,
             created_at: now,
             credential: NewCredential {
                 username,
@@ -78,10 +109,13 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
     let created = create_site(
         store.as_ref(),
         &SystemClock,
-        args.name,
-        args.redirect_url,
-        args.webhook_url,
-        args.sandbox,
+        SiteSettings {
+            name: args.name,
+            redirect_url: args.redirect_url,
+            webhook_url: args.webhook_url,
+            sandbox: args.sandbox,
+            min_age: args.min_age,
+        },
     )
     .await?;
     if args.json {

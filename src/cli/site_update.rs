@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use crate::domain::{SiteId, SiteUrl};
+use crate::domain::{MinAge, SiteId, SiteUrl};
 use crate::store::{SiteUpdate, Store};
 
 #[derive(Debug, clap::Args)]
@@ -13,6 +13,9 @@ pub struct Args {
     /// New webhook URL; an empty string removes it.
     #[arg(long, value_name = "URL", value_parser = optional_url)]
     webhook_url: Option<OptionalUrl>,
+    /// New minimum age (1-99); a live presentation request must then satisfy the higher.
+    #[arg(long, value_name = "N", value_parser = |s: &str| MinAge::parse(s))]
+    min_age: Option<MinAge>,
 }
 
 /// A URL, or nothing (from an empty argument).
@@ -28,12 +31,13 @@ fn optional_url(s: &str) -> Result<OptionalUrl, crate::domain::site::SiteUrlErro
 }
 
 pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
-    if args.redirect_url.is_none() && args.webhook_url.is_none() {
-        anyhow::bail!("nothing to update: give --redirect-url and/or --webhook-url");
+    if args.redirect_url.is_none() && args.webhook_url.is_none() && args.min_age.is_none() {
+        anyhow::bail!("nothing to update: give --redirect-url, --webhook-url or --min-age");
     }
     let update = SiteUpdate {
         redirect_url: args.redirect_url.map(|u| u.0),
         webhook_url: args.webhook_url.map(|u| u.0),
+        min_age: args.min_age,
     };
     if !store.update_site(args.site_id, update).await? {
         anyhow::bail!("no site with id {}", args.site_id);

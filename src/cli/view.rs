@@ -13,6 +13,7 @@ pub struct SiteView {
     redirect_url: Option<String>,
     webhook_url: Option<String>,
     sandbox: bool,
+    min_age: u8,
     created_at: String,
     credentials: Vec<CredentialView>,
 }
@@ -33,6 +34,7 @@ impl From<SiteRecord> for SiteView {
             redirect_url: s.redirect_url,
             webhook_url: s.webhook_url,
             sandbox: s.sandbox,
+            min_age: s.min_age.get(),
             created_at: rfc3339(s.created_at),
             credentials: s
                 .credentials
@@ -62,6 +64,7 @@ pub fn print_site(site: &SiteView) {
         "  webhook URL:  {}",
         site.webhook_url.as_deref().unwrap_or("-")
     );
+    println!("  minimum age:  {}", site.min_age);
     println!("  created:      {}", site.created_at);
     println!("  credentials:");
     for c in &site.credentials {

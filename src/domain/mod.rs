@@ -3,11 +3,13 @@
 
 pub mod credential;
 pub mod invite;
+pub mod presentation;
 pub mod site;
 pub mod webhook;
 
 pub use credential::{Password, PasswordDigest, Username, WebhookSecret};
 pub use invite::{CustomId, CustomIdError, InviteId, Status, VerifyError, VerifyTransition};
+pub use presentation::{MinAge, PresentationRequest, VerifyMethod};
 pub use site::{SiteId, SiteName, SiteUrl};
 
 use base64::Engine;

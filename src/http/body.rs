@@ -66,17 +66,45 @@ fn parse<T: RequestBody>(text: &[u8]) -> Result<T, ApiError> {
 
 /// `application/json`, with or without parameters, or any `application/*+json`.
 fn is_json(headers: &HeaderMap) -> bool {
-    let Some(value) = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    else {
+    let Some(essence) = essence(headers) else {
         return false;
     };
-    let essence = value.split(';').next().unwrap_or("").trim();
     essence.eq_ignore_ascii_case("application/json")
         || (essence.len() > 17
             && essence[..12].eq_ignore_ascii_case("application/")
             && essence[essence.len() - 5..].eq_ignore_ascii_case("+json"))
+}
+
+/// An `application/x-www-form-urlencoded` body as its decoded fields, in order. Any
+/// bytes decode (invalid UTF-8 is replaced), so only the size and type can be refused.
+pub struct FormBody(pub Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequest<S> for FormBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let is_form = essence(req.headers())
+            .is_some_and(|e| e.eq_ignore_ascii_case("application/x-www-form-urlencoded"));
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                ErrorCode::BodyTooLarge
+            } else {
+                ErrorCode::PresentationFormInvalid
+            }
+        })?;
+        if !is_form {
+            return Err(ErrorCode::PresentationFormInvalid.into());
+        }
+        Ok(FormBody(
+            url::form_urlencoded::parse(&bytes).into_owned().collect(),
+        ))
+    }
+}
+
+/// The media type of the body, without parameters.
+fn essence(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    Some(value.split(';').next().unwrap_or("").trim())
 }
 
 /// `axum::extract::Path` with its rejection mapped to the API's error body.

@@ -52,12 +52,17 @@ catalogue! {
     InvalidSiteId = 40006, BAD_REQUEST, "siteId must be a UUID";
     InvalidPath = 40007, BAD_REQUEST, "the request path is not valid";
     InvalidOutcome = 40008, BAD_REQUEST, "outcome must be \"verified\"";
+    /// The message names the reason, e.g. "presentation refused: device signature does not match this request".
+    PresentationRefused = 40010, BAD_REQUEST, "presentation refused";
+    PresentationStateNotLive = 40011, BAD_REQUEST, "presentation refused: state does not name a live presentation request of this invite";
+    PresentationFormInvalid = 40012, BAD_REQUEST, "the body must be application/x-www-form-urlencoded with state and vp_token";
     MissingCredentials = 40101, UNAUTHORIZED, "credentials are required (HTTP Basic)";
     InvalidCredentials = 40102, UNAUTHORIZED, "the credentials are not valid";
     VerifierUnauthorized = 40103, UNAUTHORIZED, "a valid verifier bearer token is required";
     WrongSite = 40301, FORBIDDEN, "these credentials belong to another site";
     InviteNotFound = 40401, NOT_FOUND, "no such invite";
     RouteNotFound = 40402, NOT_FOUND, "no such route";
+    EuAvDisabled = 40403, NOT_FOUND, "verification with the EU Age Verification app is not enabled on this server";
     MethodNotAllowed = 40501, METHOD_NOT_ALLOWED, "method not allowed on this route";
     InviteExpired = 40901, CONFLICT, "the invite has expired";
     BodyTooLarge = 41301, PAYLOAD_TOO_LARGE, "request body is larger than 65536 bytes";
@@ -73,6 +78,8 @@ pub enum ApiError {
     Internal(Box<dyn std::error::Error + Send + Sync>),
     /// A dependency (the database) does not answer.
     Unavailable(StoreError),
+    /// A wallet's presentation failed a rule of interface §7; the message names which.
+    Refused(crate::mdoc::PresentationError),
 }
 
 impl ApiError {
@@ -81,6 +88,14 @@ impl ApiError {
             ApiError::Client(code) => *code,
             ApiError::Internal(_) => ErrorCode::Internal,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
+            ApiError::Refused(_) => ErrorCode::PresentationRefused,
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            ApiError::Refused(reason) => format!("presentation refused: {reason}"),
+            other => other.code().message().to_owned(),
         }
     }
 }
@@ -109,7 +124,7 @@ impl From<axum::extract::rejection::PathRejection> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match &self {
-            ApiError::Client(_) => {}
+            ApiError::Client(_) | ApiError::Refused(_) => {}
             ApiError::Internal(cause) => tracing::error!(error = %cause, "request failed"),
             ApiError::Unavailable(cause) => {
                 tracing::warn!(error = %cause, "dependency unavailable")
@@ -120,7 +135,7 @@ impl IntoResponse for ApiError {
             code.status(),
             Json(ErrorBody {
                 error: code.code(),
-                message: code.message().to_owned(),
+                message: self.message(),
             }),
         )
             .into_response();

@@ -13,9 +13,10 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::openid4vp::{offer, WalletOffer};
 use super::AppState;
 use crate::clock::rfc3339;
-use crate::domain::{InviteId, Status};
+use crate::domain::{InviteId, Status, VerifyMethod};
 use crate::store::{GatewayInvite, VerifyOutcome};
 
 pub const CSS: &str = include_str!("../../templates/gateway/style.css");
@@ -44,7 +45,15 @@ struct PendingPage<'a> {
     expires_iso: String,
     expires_human: String,
     sandbox_csrf: Option<String>,
+    /// The EU AV app's link and QR code, when the method is on.
+    wallet: Option<WalletOffer>,
+    min_age: u8,
+    refresh_secs: u32,
 }
+
+/// How often a pending page reloads itself (interface §7: at least every 5 seconds), so
+/// a presentation made on another device moves the visitor on without JavaScript.
+pub const REFRESH_SECS: u32 = 5;
 
 #[derive(Template)]
 #[template(path = "gateway/verified.html")]
@@ -205,6 +214,7 @@ pub fn redirect_target(
 pub async fn show(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
 ) -> Response {
     let (_, gateway) = match load(&state, path).await {
         Ok(found) => found,
@@ -238,13 +248,31 @@ pub async fn show(
             }
             .render(),
         ),
-        Status::Pending => pending(&state, &gateway),
+        Status::Pending => pending(&state, &gateway, &headers).await,
     }
 }
 
-fn pending(state: &AppState, gateway: &GatewayInvite) -> Response {
+async fn pending(state: &AppState, gateway: &GatewayInvite, headers: &HeaderMap) -> Response {
     let invite = &gateway.invite;
-    let csrf = gateway.sandbox.then(|| crate::domain::random_token(24));
+    let wallet = match &state.eu_av {
+        Some(eu_av) => match offer(state, eu_av, gateway).await {
+            Ok(offer) => Some(offer),
+            Err(e) => return failure(e),
+        },
+        None => None,
+    };
+    // Keep the visitor's token across the page's reloads, so a press of the button
+    // just as the page reloads still matches the cookie.
+    let csrf = gateway.sandbox.then(|| {
+        cookie(headers, CSRF_COOKIE)
+            .filter(|t| {
+                t.len() == 32
+                    && t.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            })
+            .map(str::to_owned)
+            .unwrap_or_else(|| crate::domain::random_token(24))
+    });
     // The approve form's answer ends on the site's redirect URL; allow that navigation.
     let csp = content_security_policy(gateway.redirect_url.as_deref());
     let html = PendingPage {
@@ -256,6 +284,9 @@ fn pending(state: &AppState, gateway: &GatewayInvite) -> Response {
             .replace('T', " ")
             .replace('Z', " UTC"),
         sandbox_csrf: csrf.clone(),
+        wallet,
+        min_age: gateway.min_age.get(),
+        refresh_secs: REFRESH_SECS,
     }
     .render();
     let mut response = page(StatusCode::OK, &csp, html);
@@ -328,7 +359,11 @@ pub async fn approve(
             "This request did not come from the verification page. Go back, reload the page and press the button again.",
         );
     }
-    match state.store.verify_invite(&id, state.clock.now()).await {
+    match state
+        .store
+        .verify_invite(&id, VerifyMethod::Sandbox, state.clock.now())
+        .await
+    {
         Ok(VerifyOutcome::Verified(_)) => {
             tracing::info!(invite_id = %id, "invite verified from the sandbox page");
             state.deliveries.notify_one();

@@ -5,6 +5,7 @@ pub mod body;
 pub mod error;
 pub mod gateway;
 pub mod invites;
+pub mod openid4vp;
 pub mod ops;
 pub mod verifier;
 
@@ -37,6 +38,8 @@ pub struct App {
     pub credentials: auth::CredentialCache,
     /// Wakes the webhook worker when a request wrote an event.
     pub deliveries: Arc<Notify>,
+    /// Verification with the EU Age Verification app; `None` when not configured.
+    pub eu_av: Option<openid4vp::EuAv>,
     openapi_json: Bytes,
 }
 
@@ -102,6 +105,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(verifier::report_verification))
         .routes(routes!(gateway::show))
         .routes(routes!(gateway::approve))
+        .routes(routes!(openid4vp::answer))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::openapi))
         .split_for_parts()
@@ -113,6 +117,7 @@ pub struct AppParts {
     pub public_url: String,
     pub verifier_token: Option<String>,
     pub deliveries: Arc<Notify>,
+    pub eu_av: Option<openid4vp::EuAv>,
 }
 
 /// The complete service, ready to serve.
@@ -126,6 +131,7 @@ pub fn router(parts: AppParts) -> Router {
         verifier_token: parts.verifier_token.as_deref().map(PasswordDigest::of),
         credentials: auth::CredentialCache::new(),
         deliveries: parts.deliveries,
+        eu_av: parts.eu_av,
         openapi_json,
     });
     routes

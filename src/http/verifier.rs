@@ -10,7 +10,7 @@ use super::body::{ApiPath, JsonBody, RequestBody};
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::invites::InviteStatusRecord;
 use super::AppState;
-use crate::domain::InviteId;
+use crate::domain::{InviteId, VerifyMethod};
 use crate::store::VerifyOutcome;
 
 /// The provider's verdict. Only `verified` exists.
@@ -55,7 +55,11 @@ pub async fn report_verification(
         return Err(ErrorCode::InvalidOutcome.into());
     }
     let id = InviteId::parse(&invite_id).ok_or(ErrorCode::InviteNotFound)?;
-    match state.store.verify_invite(&id, state.clock.now()).await? {
+    match state
+        .store
+        .verify_invite(&id, VerifyMethod::Verifier, state.clock.now())
+        .await?
+    {
         VerifyOutcome::NotFound => Err(ErrorCode::InviteNotFound.into()),
         VerifyOutcome::Expired => Err(ErrorCode::InviteExpired.into()),
         VerifyOutcome::Verified(record) => {

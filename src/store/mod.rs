@@ -7,7 +7,8 @@ pub mod sqlite;
 use crate::clock::UnixTime;
 use crate::domain::webhook::{DeliveryState, EventType};
 use crate::domain::{
-    CustomId, InviteId, PasswordDigest, SiteId, SiteName, SiteUrl, Status, Username, WebhookSecret,
+    CustomId, InviteId, MinAge, PasswordDigest, PresentationRequest, SiteId, SiteName, SiteUrl,
+    Status, Username, VerifyMethod, WebhookSecret,
 };
 use std::sync::Arc;
 
@@ -47,6 +48,8 @@ pub struct InviteRecord {
     /// What is written down; see [`InviteRecord::status_at`] for what clients see.
     pub stored_status: Status,
     pub expires_at: UnixTime,
+    /// How it was verified; `None` unless verified.
+    pub method: Option<VerifyMethod>,
 }
 
 impl InviteRecord {
@@ -61,6 +64,18 @@ pub enum VerifyOutcome {
     Verified(InviteRecord),
     AlreadyVerified(InviteRecord),
     Expired,
+}
+
+/// What answering a presentation request did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnswerOutcome {
+    NotFound,
+    /// The invite has expired; the request stays as it was.
+    Expired,
+    /// `state` names no live request of this invite (unknown, answered before, or too old).
+    NotLive,
+    Verified(InviteRecord),
+    AlreadyVerified(InviteRecord),
 }
 
 /// What authentication needs to know of a credential.
@@ -83,6 +98,7 @@ pub struct NewSite {
     pub redirect_url: Option<SiteUrl>,
     pub webhook_url: Option<SiteUrl>,
     pub sandbox: bool,
+    pub min_age: MinAge,
     pub created_at: UnixTime,
     pub credential: NewCredential,
     pub webhook_secret: WebhookSecret,
@@ -102,6 +118,7 @@ pub struct SiteRecord {
     pub redirect_url: Option<String>,
     pub webhook_url: Option<String>,
     pub sandbox: bool,
+    pub min_age: MinAge,
     pub created_at: UnixTime,
     pub credentials: Vec<CredentialInfo>,
 }
@@ -111,6 +128,7 @@ pub struct SiteRecord {
 pub struct SiteUpdate {
     pub redirect_url: Option<Option<SiteUrl>>,
     pub webhook_url: Option<Option<SiteUrl>>,
+    pub min_age: Option<MinAge>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +145,7 @@ pub struct GatewayInvite {
     pub site_name: String,
     pub redirect_url: Option<String>,
     pub sandbox: bool,
+    pub min_age: MinAge,
 }
 
 /// An event claimed for delivery, with everything needed to send it.
@@ -198,10 +217,43 @@ pub trait Store: Send + Sync + 'static {
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>>;
     /// Applies [`crate::domain::invite::verify`] to the invite as it stands at `now`;
     /// a transition to verified writes its `invite.verified` event in the same transaction.
-    async fn verify_invite(&self, id: &InviteId, now: UnixTime) -> StoreResult<VerifyOutcome>;
+    async fn verify_invite(
+        &self,
+        id: &InviteId,
+        method: VerifyMethod,
+        now: UnixTime,
+    ) -> StoreResult<VerifyOutcome>;
 
-    // The gateway page.
+    // The gateway page and its presentation requests (interface §7).
     async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>>;
+    /// The invite's live presentation request at `now`, if it has one.
+    async fn live_request(
+        &self,
+        invite: &InviteId,
+        now: UnixTime,
+    ) -> StoreResult<Option<PresentationRequest>>;
+    /// Stores `fresh` unless the invite has a live request at `fresh.created_at` already;
+    /// returns the one that is live.
+    async fn open_request(
+        &self,
+        invite: &InviteId,
+        fresh: PresentationRequest,
+    ) -> StoreResult<PresentationRequest>;
+    /// The invite's request named `state`, live or not.
+    async fn request(
+        &self,
+        invite: &InviteId,
+        state: &str,
+    ) -> StoreResult<Option<PresentationRequest>>;
+    /// After a presentation was verified: in one transaction, marks the request answered
+    /// (only if it is still live) and verifies the invite by `eu-av`, as
+    /// [`Store::verify_invite`] does.
+    async fn answer_request(
+        &self,
+        invite: &InviteId,
+        state: &str,
+        now: UnixTime,
+    ) -> StoreResult<AnswerOutcome>;
 
     // Expiry and webhook delivery.
     /// Marks up to `limit` pending invites whose time has come as expired, each with its

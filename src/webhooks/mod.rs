@@ -10,6 +10,7 @@ pub mod worker;
 use serde::Serialize;
 
 use crate::clock::rfc3339;
+use crate::domain::webhook::EventType;
 use crate::domain::Status;
 use crate::store::DueEvent;
 
@@ -31,6 +32,8 @@ struct PayloadData<'a> {
     url: String,
     status: Status,
     custom_id: Option<&'a str>,
+    /// How the invite was verified (`eu-av`, `sandbox`, `verifier`); null when expired.
+    method: Option<&'static str>,
 }
 
 /// The body of `event`, whose invite's gateway page lives under `public_url`.
@@ -45,6 +48,10 @@ pub fn payload(event: &DueEvent, public_url: &str) -> Vec<u8> {
             url: crate::http::gateway_url(public_url, &invite.id),
             status: event.event_type.status(),
             custom_id: invite.custom_id.as_deref(),
+            method: match event.event_type {
+                EventType::InviteVerified => invite.method.map(|m| m.as_str()),
+                EventType::InviteExpired => None,
+            },
         },
     };
     serde_json::to_vec(&body).expect("a payload serializes")

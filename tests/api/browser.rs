@@ -39,10 +39,11 @@ async fn sandbox_flow_in_a_real_browser_lands_on_the_redirect_url_with_vs_and_ci
     let created = agegate::cli::create_site(
         app.store.as_ref(),
         app.clock.as_ref(),
-        SiteName::parse("Browser shop").unwrap(),
-        Some(SiteUrl::parse(&redirect).unwrap()),
-        None,
-        true,
+        agegate::cli::SiteSettings {
+            redirect_url: Some(SiteUrl::parse(&redirect).unwrap()),
+            sandbox: true,
+            ..agegate::cli::SiteSettings::named(SiteName::parse("Browser shop").unwrap())
+        },
     )
     .await
     .unwrap();
@@ -142,7 +143,7 @@ async fn walk_sandbox_flow(
 }
 
 /// Whether the test can run; panics where it must run but cannot.
-fn browser_available() -> bool {
+pub fn browser_available() -> bool {
     let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER]
         .into_iter()
         .filter(|path| !Path::new(path).exists())
@@ -164,7 +165,7 @@ fn browser_available() -> bool {
     false
 }
 
-fn chromium_capabilities(profile: &Path) -> serde_json::Map<String, Value> {
+pub fn chromium_capabilities(profile: &Path) -> serde_json::Map<String, Value> {
     let options = json!({
         "binary": CHROMIUM,
         "args": [
@@ -187,16 +188,16 @@ fn chromium_capabilities(profile: &Path) -> serde_json::Map<String, Value> {
 
 /// chromedriver as a child process on a free loopback port, in a process group of its
 /// own so that dropping it also ends any Chromium it started.
-struct Chromedriver {
+pub struct Chromedriver {
     child: Child,
-    url: String,
+    pub url: String,
     /// Chromium's profile; removed after the processes are gone (fields drop after `drop`).
-    profile: TempDir,
+    pub profile: TempDir,
     _logs: TempDir,
 }
 
 impl Chromedriver {
-    async fn start() -> Self {
+    pub async fn start() -> Self {
         // The port is free when asked for but could be taken before chromedriver binds
         // it; chromedriver then exits, and another port is tried.
         for _ in 0..3 {

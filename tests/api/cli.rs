@@ -66,6 +66,7 @@ fn list_and_show_describe_sites_without_any_secret() {
         [
             "createdAt",
             "credentials",
+            "minAge",
             "name",
             "redirectUrl",
             "sandbox",
@@ -78,6 +79,7 @@ fn list_and_show_describe_sites_without_any_secret() {
     assert_eq!(shown["redirectUrl"], "https://shop.example/back?x=1");
     assert_eq!(shown["webhookUrl"], "https://shop.example/hooks");
     assert_eq!(shown["sandbox"], true);
+    assert_eq!(shown["minAge"], 18);
     assert!(humantime::parse_rfc3339(shown["createdAt"].as_str().unwrap()).is_ok());
     let creds = shown["credentials"].as_array().unwrap();
     assert_eq!(creds.len(), 1);
@@ -321,4 +323,27 @@ fn default_database_is_agegate_db_in_the_working_directory() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "[]");
     assert!(other.exists());
+}
+
+#[test]
+fn min_age_is_set_at_create_changed_by_update_and_must_be_1_to_99() {
+    let (_dir, db) = temp_db();
+    let (site, created) = cli_site(&db, &["--min-age", "16"]);
+    assert_eq!(created["siteId"], site.site_id.as_str());
+    let show = |db| {
+        let (code, stdout, _) = run_cli(db, &["site", "show", &site.site_id, "--json"]);
+        assert_eq!(code, 0);
+        serde_json::from_str::<Value>(&stdout).unwrap()
+    };
+    assert_eq!(show(&db)["minAge"], 16);
+    let (code, _, stderr) = run_cli(&db, &["site", "update", &site.site_id, "--min-age", "21"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(show(&db)["minAge"], 21);
+    for bad in ["0", "100", "eighteen"] {
+        let (code, _, stderr) = run_cli(&db, &["site", "update", &site.site_id, "--min-age", bad]);
+        assert_one_line_error(code, &stderr, "minimum age");
+        let (code, _, stderr) = run_cli(&db, &["site", "create", "--name", "x", "--min-age", bad]);
+        assert_one_line_error(code, &stderr, "minimum age");
+    }
+    assert_eq!(show(&db)["minAge"], 21);
 }

@@ -1,9 +1,10 @@
 //! Test harness: spawns the real router on a real socket (port 0) with an injected
 //! clock, or the real binary as a separate process, and talks HTTP to it.
 
+use agegate::cli::SiteSettings;
 use agegate::clock::{Clock, ManualClock, SystemClock};
 use agegate::config::Settings;
-use agegate::domain::{SiteName, SiteUrl};
+use agegate::domain::{MinAge, SiteName, SiteUrl};
 use agegate::startup::Application;
 use agegate::store::{self, Store};
 use serde_json::Value;
@@ -45,6 +46,7 @@ pub struct SiteOptions<'a> {
     pub redirect_url: Option<&'a str>,
     pub webhook_url: Option<&'a str>,
     pub sandbox: bool,
+    pub min_age: Option<i64>,
 }
 
 pub fn client() -> reqwest::Client {
@@ -133,10 +135,13 @@ impl TestApp {
         let created = agegate::cli::create_site(
             self.store.as_ref(),
             self.clock.as_ref(),
-            SiteName::parse(options.name.unwrap_or("Test shop")).unwrap(),
-            url(options.redirect_url),
-            url(options.webhook_url),
-            options.sandbox,
+            SiteSettings {
+                name: SiteName::parse(options.name.unwrap_or("Test shop")).unwrap(),
+                redirect_url: url(options.redirect_url),
+                webhook_url: url(options.webhook_url),
+                sandbox: options.sandbox,
+                min_age: MinAge::new(options.min_age.unwrap_or(18)).unwrap(),
+            },
         )
         .await
         .unwrap();
@@ -238,6 +243,8 @@ pub fn agegate() -> Command {
         .env_remove("AGEGATE_LISTEN")
         .env_remove("AGEGATE_PUBLIC_URL")
         .env_remove("AGEGATE_VERIFIER_TOKEN")
+        .env_remove("AGEGATE_EU_AV_TRUST_ANCHORS")
+        .env_remove("AGEGATE_EU_AV_WALLET_SCHEME")
         .env_remove("RUST_LOG");
     cmd
 }

@@ -2,9 +2,12 @@
 
 mod auth;
 mod browser;
+mod browser_eu_av;
 mod cli;
 mod create_invite;
 mod errors;
+mod eu_av;
+mod eu_av_rules;
 mod gateway;
 mod get_invite;
 mod helpers;
@@ -12,4 +15,5 @@ mod lifecycle;
 mod openapi;
 mod process;
 mod receiver;
+mod wallet;
 mod webhooks;

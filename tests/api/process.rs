@@ -163,3 +163,74 @@ fn an_unreachable_database_is_a_one_line_error_with_the_password_masked() {
     assert!(!stderr.contains("hunter2"));
     assert!(stderr.contains("app:***@"));
 }
+
+/// `serve --eu-av-trust-anchors` with a file that cannot serve: one line naming it.
+fn serve_with_anchors(anchors: &std::path::Path) -> (bool, String) {
+    let (_dir, db) = temp_db();
+    let out = agegate()
+        .arg("--database-url")
+        .arg(format!("sqlite:{}", db.display()))
+        .args(["serve", "--listen", "127.0.0.1:0", "--eu-av-trust-anchors"])
+        .arg(anchors)
+        .output()
+        .unwrap();
+    (out.status.success(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn a_missing_empty_or_malformed_trust_anchor_file_stops_the_server_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.pem");
+    let empty = dir.path().join("empty.pem");
+    std::fs::write(&empty, "").unwrap();
+    let malformed = dir.path().join("malformed.pem");
+    std::fs::write(
+        &malformed,
+        "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n",
+    )
+    .unwrap();
+    for file in [&missing, &empty, &malformed] {
+        let (ok, stderr) = serve_with_anchors(file);
+        assert!(!ok, "{} must stop the server", file.display());
+        let lines: Vec<_> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "one line: {stderr}");
+        assert!(
+            lines[0].contains(&file.display().to_string()),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[0].contains("trust anchors"), "{}", lines[0]);
+    }
+}
+
+#[tokio::test]
+async fn with_trust_anchors_the_server_says_the_method_is_on() {
+    let issuer = crate::wallet::TestIssuer::new(crate::helpers::T0);
+    let dir = tempfile::tempdir().unwrap();
+    let anchors = dir.path().join("anchors.pem");
+    std::fs::write(&anchors, &issuer.ca_pem).unwrap();
+    let (_db_dir, db) = temp_db();
+    let server = ServerProcess::start_with_env(
+        &db,
+        &[],
+        &[
+            ("AGEGATE_LISTEN", "127.0.0.1:0"),
+            ("AGEGATE_EU_AV_TRUST_ANCHORS", anchors.to_str().unwrap()),
+            ("AGEGATE_EU_AV_WALLET_SCHEME", "openid4vp"),
+        ],
+    );
+    let (site, _) = cli_site(&db, &[]);
+    let invite = server.new_invite(&site, None).await;
+    let html = client()
+        .get(invite["url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("href=\"openid4vp://?"),
+        "the wallet scheme is used"
+    );
+}

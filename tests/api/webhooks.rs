@@ -89,6 +89,7 @@ async fn a_verified_invite_is_delivered_signed_within_5_seconds() {
                 "url": invite["url"],
                 "status": "verified",
                 "customId": "user-9",
+                "method": "verifier",
             }
         })
     );
@@ -227,6 +228,7 @@ async fn an_expired_invite_is_announced_within_60_seconds_of_expires() {
     assert_eq!(body["data"]["status"], "expired");
     assert_eq!(body["data"]["inviteId"], invite["inviteId"]);
     assert_eq!(body["data"]["customId"], "late");
+    assert!(body["data"]["method"].is_null(), "method is null: {body}");
     assert!(signed_by(&site.webhook_secret, &got[0]));
     // A verified invite is never announced as expired.
     let verified = app.new_invite_id(&site, None).await;

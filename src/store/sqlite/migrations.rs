@@ -9,6 +9,7 @@ use rusqlite::Connection;
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_webhooks.sql"),
+    include_str!("migrations/0003_eu_av.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {

@@ -3,17 +3,21 @@
 
 mod migrations;
 mod pool;
+mod presentations;
 mod webhooks;
 
 use super::{
-    AfterAttempt, Attempt, CredentialInfo, CredentialRecord, DueEvent, EventRecord, GatewayInvite,
-    NewCredential, NewInvite, NewSite, RevokeOutcome, SiteRecord, SiteUpdate, Store, StoreError,
-    StoreResult, VerifyOutcome,
+    AfterAttempt, AnswerOutcome, Attempt, CredentialInfo, CredentialRecord, DueEvent, EventRecord,
+    GatewayInvite, NewCredential, NewInvite, NewSite, RevokeOutcome, SiteRecord, SiteUpdate, Store,
+    StoreError, StoreResult, VerifyOutcome,
 };
 use crate::clock::UnixTime;
 use crate::domain::invite::{self, VerifyTransition};
 use crate::domain::webhook::EventType;
-use crate::domain::{InviteId, PasswordDigest, SiteId, Status, WebhookSecret};
+use crate::domain::{
+    InviteId, MinAge, PasswordDigest, PresentationRequest, SiteId, Status, VerifyMethod,
+    WebhookSecret,
+};
 use crate::store::InviteRecord;
 use pool::Pool;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row};
@@ -96,7 +100,31 @@ fn status_column(row: &Row<'_>, idx: usize) -> rusqlite::Result<Status> {
     })
 }
 
-const INVITE_COLUMNS: &str = "invite_id, site_id, custom_id, status, expires_at";
+const INVITE_COLUMNS: &str = "invite_id, site_id, custom_id, status, expires_at, verified_method";
+
+fn min_age_column(row: &Row<'_>, idx: usize) -> rusqlite::Result<MinAge> {
+    MinAge::new(row.get(idx)?).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            idx,
+            rusqlite::types::Type::Integer,
+            "minimum age out of range".into(),
+        )
+    })
+}
+
+fn method_column(row: &Row<'_>, idx: usize) -> rusqlite::Result<Option<VerifyMethod>> {
+    let s: Option<String> = row.get(idx)?;
+    s.map(|s| {
+        VerifyMethod::parse(&s).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                idx,
+                rusqlite::types::Type::Text,
+                format!("unknown verification method '{s}'").into(),
+            )
+        })
+    })
+    .transpose()
+}
 
 fn invite_row(row: &Row<'_>) -> rusqlite::Result<InviteRecord> {
     let id: String = row.get(0)?;
@@ -112,12 +140,13 @@ fn invite_row(row: &Row<'_>) -> rusqlite::Result<InviteRecord> {
         custom_id: row.get(2)?,
         stored_status: status_column(row, 3)?,
         expires_at: row.get(4)?,
+        method: method_column(row, 5)?,
     })
 }
 
 fn load_site(conn: &Connection, id: SiteId) -> StoreResult<Option<SiteRecord>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT site_id, name, redirect_url, webhook_url, sandbox, created_at
+        "SELECT site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age
          FROM sites WHERE site_id = ?1",
     )?;
     let site = stmt
@@ -129,6 +158,7 @@ fn load_site(conn: &Connection, id: SiteId) -> StoreResult<Option<SiteRecord>> {
                 webhook_url: row.get(3)?,
                 sandbox: row.get(4)?,
                 created_at: row.get(5)?,
+                min_age: min_age_column(row, 6)?,
                 credentials: Vec::new(),
             })
         })
@@ -169,6 +199,46 @@ fn insert_credential(conn: &Connection, site: SiteId, c: &NewCredential) -> Stor
         c.created_at
     ])?;
     Ok(())
+}
+
+/// The verification rule applied inside the caller's transaction: a pending invite
+/// becomes verified by `method`, with its `invite.verified` event.
+fn verify_in(
+    conn: &Connection,
+    id: &InviteId,
+    method: VerifyMethod,
+    now: UnixTime,
+) -> StoreResult<VerifyOutcome> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {INVITE_COLUMNS} FROM invites WHERE invite_id = ?1"
+    ))?;
+    let Some(mut record) = stmt.query_row([id.as_str()], invite_row).optional()? else {
+        return Ok(VerifyOutcome::NotFound);
+    };
+    match invite::verify(record.status_at(now)) {
+        Err(invite::VerifyError::Expired) => Ok(VerifyOutcome::Expired),
+        Ok(VerifyTransition::AlreadyVerified) => Ok(VerifyOutcome::AlreadyVerified(record)),
+        Ok(VerifyTransition::Verify) => {
+            conn.prepare_cached(
+                "UPDATE invites SET status = 'verified', verified_at = ?2, verified_method = ?3
+                 WHERE invite_id = ?1",
+            )?
+            .execute(params![id.as_str(), now, method.as_str()])?;
+            webhooks::record_event(conn, record.site_id, id, EventType::InviteVerified, now)?;
+            record.stored_status = Status::Verified;
+            record.method = Some(method);
+            Ok(VerifyOutcome::Verified(record))
+        }
+    }
+}
+
+/// An invite's status at `now`, if it exists.
+fn invite_status(conn: &Connection, id: &InviteId, now: UnixTime) -> StoreResult<Option<Status>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {INVITE_COLUMNS} FROM invites WHERE invite_id = ?1"
+    ))?;
+    let record = stmt.query_row([id.as_str()], invite_row).optional()?;
+    Ok(record.map(|r| r.status_at(now)))
 }
 
 #[async_trait::async_trait]
@@ -240,39 +310,15 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn verify_invite(&self, id: &InviteId, now: UnixTime) -> StoreResult<VerifyOutcome> {
+    async fn verify_invite(
+        &self,
+        id: &InviteId,
+        method: VerifyMethod,
+        now: UnixTime,
+    ) -> StoreResult<VerifyOutcome> {
         let id = id.clone();
         self.pool
-            .write(move |conn| {
-                let mut stmt = conn.prepare_cached(&format!(
-                    "SELECT {INVITE_COLUMNS} FROM invites WHERE invite_id = ?1"
-                ))?;
-                let Some(mut record) = stmt.query_row([id.as_str()], invite_row).optional()? else {
-                    return Ok(VerifyOutcome::NotFound);
-                };
-                match invite::verify(record.status_at(now)) {
-                    Err(invite::VerifyError::Expired) => Ok(VerifyOutcome::Expired),
-                    Ok(VerifyTransition::AlreadyVerified) => {
-                        Ok(VerifyOutcome::AlreadyVerified(record))
-                    }
-                    Ok(VerifyTransition::Verify) => {
-                        conn.prepare_cached(
-                            "UPDATE invites SET status = 'verified', verified_at = ?2
-                             WHERE invite_id = ?1",
-                        )?
-                        .execute(params![id.as_str(), now])?;
-                        webhooks::record_event(
-                            conn,
-                            record.site_id,
-                            &id,
-                            EventType::InviteVerified,
-                            now,
-                        )?;
-                        record.stored_status = Status::Verified;
-                        Ok(VerifyOutcome::Verified(record))
-                    }
-                }
-            })
+            .write(move |conn| verify_in(conn, &id, method, now))
             .await
     }
 
@@ -282,7 +328,7 @@ impl Store for SqliteStore {
             .read(move |conn| {
                 let mut stmt = conn.prepare_cached(
                     "SELECT i.invite_id, i.site_id, i.custom_id, i.status, i.expires_at,
-                            s.name, s.redirect_url, s.sandbox
+                            i.verified_method, s.name, s.redirect_url, s.sandbox, s.min_age
                      FROM invites i JOIN sites s ON s.site_id = i.site_id
                      WHERE i.invite_id = ?1",
                 )?;
@@ -290,13 +336,59 @@ impl Store for SqliteStore {
                     .query_row([id.as_str()], |row| {
                         Ok(GatewayInvite {
                             invite: invite_row(row)?,
-                            site_name: row.get(5)?,
-                            redirect_url: row.get(6)?,
-                            sandbox: row.get(7)?,
+                            site_name: row.get(6)?,
+                            redirect_url: row.get(7)?,
+                            sandbox: row.get(8)?,
+                            min_age: min_age_column(row, 9)?,
                         })
                     })
                     .optional()?)
             })
+            .await
+    }
+
+    async fn live_request(
+        &self,
+        invite: &InviteId,
+        now: UnixTime,
+    ) -> StoreResult<Option<PresentationRequest>> {
+        let invite = invite.clone();
+        self.pool
+            .read(move |conn| presentations::live(conn, &invite, now))
+            .await
+    }
+
+    async fn open_request(
+        &self,
+        invite: &InviteId,
+        fresh: PresentationRequest,
+    ) -> StoreResult<PresentationRequest> {
+        let invite = invite.clone();
+        self.pool
+            .write(move |conn| presentations::open(conn, &invite, fresh))
+            .await
+    }
+
+    async fn request(
+        &self,
+        invite: &InviteId,
+        state: &str,
+    ) -> StoreResult<Option<PresentationRequest>> {
+        let (invite, state) = (invite.clone(), state.to_owned());
+        self.pool
+            .read(move |conn| presentations::by_state(conn, &invite, &state))
+            .await
+    }
+
+    async fn answer_request(
+        &self,
+        invite: &InviteId,
+        state: &str,
+        now: UnixTime,
+    ) -> StoreResult<AnswerOutcome> {
+        let (invite, state) = (invite.clone(), state.to_owned());
+        self.pool
+            .write(move |conn| presentations::answer(conn, &invite, &state, now))
             .await
     }
 
@@ -347,8 +439,8 @@ impl Store for SqliteStore {
         self.pool
             .write(move |conn| {
                 conn.prepare_cached(
-                    "INSERT INTO sites (site_id, name, redirect_url, webhook_url, sandbox, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO sites (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 )?
                 .execute(params![
                     site.id.to_string(),
@@ -356,7 +448,8 @@ impl Store for SqliteStore {
                     site.redirect_url.as_ref().map(|u| u.as_str()),
                     site.webhook_url.as_ref().map(|u| u.as_str()),
                     site.sandbox,
-                    site.created_at
+                    site.created_at,
+                    site.min_age.get()
                 ])?;
                 insert_credential(conn, site.id, &site.credential)?;
                 conn.prepare_cached(
@@ -409,6 +502,12 @@ impl Store for SqliteStore {
                     conn.execute(
                         "UPDATE sites SET webhook_url = ?2 WHERE site_id = ?1",
                         params![id.to_string(), url.as_ref().map(|u| u.as_str())],
+                    )?;
+                }
+                if let Some(min_age) = update.min_age {
+                    conn.execute(
+                        "UPDATE sites SET min_age = ?2 WHERE site_id = ?1",
+                        params![id.to_string(), min_age.get()],
                     )?;
                 }
                 Ok(true)

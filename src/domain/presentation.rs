@@ -1,0 +1,267 @@
+//! The relying party's side of OpenID4VP 1.0 as the EU Age Verification profile uses it
+//! (interface §7): how a presentation request looks, how long it lives, and the
+//! authorization request URI a wallet opens. No I/O; the verification of an answer is
+//! in [`crate::mdoc`].
+
+use std::fmt;
+
+use crate::clock::UnixTime;
+
+/// A request is live for 10 minutes from when it is first shown (or until answered).
+pub const REQUEST_LIFETIME_SECS: i64 = 10 * 60;
+
+/// The wallet scheme of the EU Age Verification app.
+pub const DEFAULT_WALLET_SCHEME: &str = "av";
+
+/// How an invite came to be verified; sent as `data.method` in `invite.verified`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerifyMethod {
+    /// A Proof of Age attestation presented at the gateway (§7).
+    EuAv,
+    /// The sandbox page's control.
+    Sandbox,
+    /// The verification provider's API (§5).
+    Verifier,
+}
+
+impl VerifyMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifyMethod::EuAv => "eu-av",
+            VerifyMethod::Sandbox => "sandbox",
+            VerifyMethod::Verifier => "verifier",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "eu-av" => Some(VerifyMethod::EuAv),
+            "sandbox" => Some(VerifyMethod::Sandbox),
+            "verifier" => Some(VerifyMethod::Verifier),
+            _ => None,
+        }
+    }
+}
+
+/// A site's minimum age: 1 to 99 (the claim `age_over_NN` has two digits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MinAge(u8);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the minimum age must be a whole number from 1 to 99, not '{0}'")]
+pub struct MinAgeError(pub String);
+
+impl MinAge {
+    pub const DEFAULT: MinAge = MinAge(18);
+
+    pub fn new(n: i64) -> Option<Self> {
+        (1..=99).contains(&n).then_some(Self(n as u8))
+    }
+
+    pub fn parse(s: &str) -> Result<Self, MinAgeError> {
+        s.trim()
+            .parse::<i64>()
+            .ok()
+            .and_then(Self::new)
+            .ok_or_else(|| MinAgeError(s.to_owned()))
+    }
+
+    pub fn get(self) -> u8 {
+        self.0
+    }
+
+    /// The ISO 18013-5 element this age is asked as: `age_over_08`, `age_over_18`.
+    pub fn claim(self) -> String {
+        format!("age_over_{:02}", self.0)
+    }
+}
+
+impl fmt::Display for MinAge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A presentation request as stored: any node can answer it, once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PresentationRequest {
+    /// Names the request in the wallet's answer; ≥ 128 random bits.
+    pub state: String,
+    /// Binds the device signature to this request; ≥ 128 random bits.
+    pub nonce: String,
+    /// The site's minimum age when the request was made.
+    pub min_age: MinAge,
+    pub created_at: UnixTime,
+    pub expires_at: UnixTime,
+    pub answered_at: Option<UnixTime>,
+}
+
+impl PresentationRequest {
+    /// A fresh request made at `now`.
+    pub fn new(min_age: MinAge, now: UnixTime) -> Self {
+        Self {
+            state: super::random_token(16),
+            nonce: super::random_token(16),
+            min_age,
+            created_at: now,
+            expires_at: now + REQUEST_LIFETIME_SECS,
+            answered_at: None,
+        }
+    }
+
+    /// Live: shown, not yet answered successfully, and less than 10 minutes old.
+    pub fn is_live(&self, now: UnixTime) -> bool {
+        self.answered_at.is_none() && now < self.expires_at
+    }
+
+    /// The age an answer must prove: the higher of the request's and the site's now.
+    pub fn required_age(&self, site_now: MinAge) -> MinAge {
+        self.min_age.max(site_now)
+    }
+}
+
+/// Where the wallet posts its answer for an invite's gateway page `gateway_url`.
+pub fn response_uri(gateway_url: &str) -> String {
+    format!("{gateway_url}/openid4vp")
+}
+
+/// The `client_id` of the `redirect_uri:` prefix (OpenID4VP 1.0 §5.9.3).
+pub fn client_id(response_uri: &str) -> String {
+    format!("redirect_uri:{response_uri}")
+}
+
+/// The DCQL query for one Proof of Age attestation with the claim `age_over_NN`.
+/// Written out by hand so its key order is the one interface §7 shows.
+pub fn dcql_query(min_age: MinAge) -> String {
+    format!(
+        r#"{{"credentials":[{{"id":"proof_of_age","format":"mso_mdoc","meta":{{"doctype_value":"eu.europa.ec.av.1"}},"claims":[{{"path":["eu.europa.ec.av.1","{}"]}}]}}]}}"#,
+        min_age.claim()
+    )
+}
+
+/// What the verifier supports; required for the `redirect_uri:` prefix (B.2.2).
+pub const CLIENT_METADATA: &str = r#"{"vp_formats_supported":{"mso_mdoc":{"issuerauth_alg_values":[-7],"deviceauth_alg_values":[-7]}}}"#;
+
+/// The authorization request URI, by value and unsigned: `{scheme}://?…`.
+pub fn authorization_request_uri(
+    scheme: &str,
+    response_uri: &str,
+    request: &PresentationRequest,
+    min_age: MinAge,
+) -> String {
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("response_type", "vp_token")
+        .append_pair("response_mode", "direct_post")
+        .append_pair("response_uri", response_uri)
+        .append_pair("client_id", &client_id(response_uri))
+        .append_pair("nonce", &request.nonce)
+        .append_pair("state", &request.state)
+        .append_pair("dcql_query", &dcql_query(min_age))
+        .append_pair("client_metadata", CLIENT_METADATA)
+        .finish();
+    format!("{scheme}://?{query}")
+}
+
+/// A URI scheme (RFC 3986 §3.1): a letter, then letters, digits, `+`, `-` or `.`.
+pub fn parse_wallet_scheme(s: &str) -> Result<String, String> {
+    let mut chars = s.chars();
+    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if valid {
+        Ok(s.to_ascii_lowercase())
+    } else {
+        Err(format!("'{s}' is not a URI scheme (e.g. av, openid4vp)"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_age_is_1_to_99_and_claims_have_two_digits() {
+        assert_eq!(MinAge::parse("8").unwrap().claim(), "age_over_08");
+        assert_eq!(MinAge::parse("18").unwrap().claim(), "age_over_18");
+        assert_eq!(MinAge::parse("99").unwrap().get(), 99);
+        for bad in ["0", "100", "-1", "18.5", "", "x"] {
+            assert!(MinAge::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn requests_are_live_for_ten_minutes_until_answered() {
+        let mut r = PresentationRequest::new(MinAge::DEFAULT, 1000);
+        assert!(r.is_live(1000));
+        assert!(r.is_live(1599));
+        assert!(!r.is_live(1600));
+        r.answered_at = Some(1001);
+        assert!(!r.is_live(1002));
+    }
+
+    #[test]
+    fn an_answer_must_satisfy_the_higher_minimum() {
+        let r = PresentationRequest::new(MinAge::parse("18").unwrap(), 0);
+        assert_eq!(r.required_age(MinAge::parse("21").unwrap()).get(), 21);
+        assert_eq!(r.required_age(MinAge::parse("16").unwrap()).get(), 18);
+    }
+
+    #[test]
+    fn state_and_nonce_carry_128_random_bits() {
+        let a = PresentationRequest::new(MinAge::DEFAULT, 0);
+        let b = PresentationRequest::new(MinAge::DEFAULT, 0);
+        // 16 bytes, base64url without padding.
+        assert_eq!(a.state.len(), 22);
+        assert_eq!(a.nonce.len(), 22);
+        assert_ne!(a.state, b.state);
+        assert_ne!(a.nonce, a.state);
+    }
+
+    #[test]
+    fn the_request_uri_carries_every_parameter_of_section_7() {
+        let r = PresentationRequest::new(MinAge::DEFAULT, 0);
+        let response_uri = "https://v.example/gateway/abc/openid4vp";
+        let uri = authorization_request_uri("av", response_uri, &r, MinAge::DEFAULT);
+        let query = uri
+            .strip_prefix("av://?")
+            .expect("scheme and empty authority");
+        let params: std::collections::HashMap<String, String> =
+            url::form_urlencoded::parse(query.as_bytes())
+                .into_owned()
+                .collect();
+        assert_eq!(params["response_type"], "vp_token");
+        assert_eq!(params["response_mode"], "direct_post");
+        assert_eq!(params["response_uri"], response_uri);
+        assert_eq!(params["client_id"], format!("redirect_uri:{response_uri}"));
+        assert_eq!(params["nonce"], r.nonce);
+        assert_eq!(params["state"], r.state);
+        assert_eq!(
+            params["dcql_query"],
+            r#"{"credentials":[{"id":"proof_of_age","format":"mso_mdoc","meta":{"doctype_value":"eu.europa.ec.av.1"},"claims":[{"path":["eu.europa.ec.av.1","age_over_18"]}]}]}"#
+        );
+        let metadata: serde_json::Value = serde_json::from_str(&params["client_metadata"]).unwrap();
+        assert_eq!(
+            metadata["vp_formats_supported"]["mso_mdoc"]["issuerauth_alg_values"],
+            serde_json::json!([-7])
+        );
+    }
+
+    #[test]
+    fn wallet_schemes_must_be_uri_schemes() {
+        assert_eq!(parse_wallet_scheme("av").unwrap(), "av");
+        assert_eq!(parse_wallet_scheme("OpenID4VP").unwrap(), "openid4vp");
+        assert!(parse_wallet_scheme("").is_err());
+        assert!(parse_wallet_scheme("1av").is_err());
+        assert!(parse_wallet_scheme("av://").is_err());
+    }
+
+    #[test]
+    fn methods_round_trip() {
+        for m in [
+            VerifyMethod::EuAv,
+            VerifyMethod::Sandbox,
+            VerifyMethod::Verifier,
+        ] {
+            assert_eq!(VerifyMethod::parse(m.as_str()), Some(m));
+        }
+    }
+}

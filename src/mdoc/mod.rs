@@ -1,0 +1,364 @@
+//! Verification of an EU Age Verification "Proof of Age" presentation: an ISO/IEC
+//! 18013-5 mdoc (doctype `eu.europa.ec.av.1`) delivered over OpenID4VP 1.0 with
+//! `direct_post` (interface §7). Pure: no I/O, no clock (the caller passes `now`).
+//!
+//! Order of checks: envelope (vp_token JSON, base64url, CBOR) → DeviceResponse status
+//! and document choice → issuer (x5chain trust and validity, ES256 signature) → MSO
+//! (docType, digest algorithm, validity, device key) → every disclosed item's digest →
+//! device signature over this request's SessionTranscript → the age claim. The age
+//! claim is judged last so that "false" is only ever said of authenticated data.
+
+mod cbor;
+mod cose;
+mod mso;
+mod raw;
+mod time;
+mod transcript;
+mod x509;
+
+#[cfg(test)]
+mod anchor_tests;
+#[cfg(test)]
+mod edit_tests;
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod testkit;
+#[cfg(test)]
+mod tests;
+
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::Engine;
+use ciborium::Value;
+
+use cbor::Lookup;
+use cose::{Sign1, Sign1Error};
+use raw::Raw;
+use x509::{CertError, EcKey, ParsedCert};
+
+pub use x509::TrustAnchors;
+
+/// The Proof of Age doctype, which is also its namespace.
+pub const DOC_TYPE: &str = "eu.europa.ec.av.1";
+
+/// Largest DeviceResponse accepted; a Proof of Age one is a few KiB.
+const MAX_DEVICE_RESPONSE: usize = 48 * 1024;
+/// Largest vp_token text accepted: the base64url of the above plus JSON framing.
+const MAX_VP_TOKEN: usize = MAX_DEVICE_RESPONSE / 3 * 4 + 1024;
+
+/// base64url, padding optional (OpenID4VP says unpadded; some wallets pad).
+const BASE64URL: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::URL_SAFE,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// Why a trust anchors PEM bundle cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum AnchorError {
+    #[error("no certificate found")]
+    Empty,
+    #[error("malformed certificate: {0}")]
+    Malformed(String),
+    #[error("unsupported certificate: {0}")]
+    Unsupported(String),
+}
+
+/// What the relying party asked for; the facts the presentation must be bound to.
+#[derive(Debug, Clone, Copy)]
+pub struct Expected<'a> {
+    /// `"redirect_uri:" + response_uri`.
+    pub client_id: &'a str,
+    pub nonce: &'a str,
+    pub response_uri: &'a str,
+    /// N of `age_over_NN`; a disclosed `age_over_M == true` with M ≥ N is accepted.
+    pub min_age: u8,
+    /// Unix seconds.
+    pub now: i64,
+}
+
+/// An accepted presentation: `age_over` is the M whose `true` proved the age.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgeProof {
+    pub age_over: u8,
+}
+
+/// Which certificate a validity failure is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CertRole {
+    /// The issuer's certificate in the presentation (x5chain\[0\]).
+    DocumentSigner,
+    /// The configured CA certificate it chains to.
+    TrustAnchor,
+}
+
+impl std::fmt::Display for CertRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CertRole::DocumentSigner => "document signer",
+            CertRole::TrustAnchor => "trust anchor",
+        })
+    }
+}
+
+/// Why a presentation is refused. Each Display message is short, names the reason, and
+/// is shown to the wallet as "presentation refused: {message}".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PresentationError {
+    #[error("vp_token is not json")]
+    VpTokenNotJson,
+    #[error(
+        "vp_token must be {{\"proof_of_age\": [\"<device response>\"]}} with exactly one string"
+    )]
+    VpTokenShape,
+    #[error("device response is too large")]
+    TooLarge,
+    #[error("device response is not base64url")]
+    NotBase64Url,
+    /// Names the field (as ISO/IEC 18013-5 spells it) that is missing or ill-formed.
+    #[error("malformed device response: {0}")]
+    MalformedDeviceResponse(&'static str),
+    #[error("device response status is {0}, not 0")]
+    StatusNotZero(u64),
+    #[error("device response holds no document")]
+    NoDocument,
+    /// The first document's docType (truncated, shown escaped).
+    #[error("document type {0:?} is not eu.europa.ec.av.1")]
+    WrongDocType(String),
+    #[error("malformed issuerauth: {0}")]
+    MalformedIssuerAuth(&'static str),
+    #[error("issuer signature algorithm is not es256")]
+    UnsupportedAlgorithm,
+    #[error("issuerauth has no x5chain certificate")]
+    MissingCertificate,
+    #[error("document signer certificate is malformed")]
+    MalformedCertificate,
+    #[error("document signer key is not p-256")]
+    UnsupportedIssuerKey,
+    #[error("issuer is not trusted")]
+    UntrustedIssuer,
+    #[error("{0} certificate is not yet valid")]
+    CertificateNotYetValid(CertRole),
+    #[error("{0} certificate has expired")]
+    CertificateExpired(CertRole),
+    #[error("issuer signature is invalid")]
+    IssuerSignatureInvalid,
+    #[error("malformed mobile security object: {0}")]
+    MalformedMso(&'static str),
+    #[error("mobile security object is not for eu.europa.ec.av.1")]
+    WrongMsoDocType,
+    #[error("digest algorithm is not sha-256")]
+    UnsupportedDigestAlgorithm,
+    #[error("credential is not yet valid")]
+    MsoNotYetValid,
+    #[error("credential has expired")]
+    MsoExpired,
+    #[error("a disclosed item has no digest in the mobile security object")]
+    DigestMissing,
+    #[error("a disclosed item does not match its digest")]
+    DigestMismatch,
+    #[error("device key is not an ec2 p-256 cose key")]
+    MalformedDeviceKey,
+    #[error("device signature is missing")]
+    MissingDeviceSignature,
+    #[error("device mac is not supported, a device signature is required")]
+    DeviceMacUnsupported,
+    #[error("malformed device signature: {0}")]
+    MalformedDeviceSignature(&'static str),
+    #[error("device signature algorithm is not es256")]
+    UnsupportedDeviceAlgorithm,
+    #[error("device signature does not match this request")]
+    DeviceSignatureInvalid,
+    #[error("no age_over claim for age {0} or more was disclosed")]
+    AgeClaimMissing(u8),
+    #[error("the disclosed age_over claim is not true")]
+    AgeClaimFalse,
+}
+
+use PresentationError as E;
+
+/// Verifies the `vp_token` form field, `{"proof_of_age": ["<base64url DeviceResponse>"]}`,
+/// against the request it answers.
+pub fn verify_vp_token(
+    vp_token: &str,
+    expected: &Expected<'_>,
+    anchors: &TrustAnchors,
+) -> Result<AgeProof, PresentationError> {
+    let bytes = device_response_bytes(vp_token)?;
+    let response =
+        cbor::decode(&bytes).ok_or(E::MalformedDeviceResponse("not a single cbor data item"))?;
+    let response = cbor::as_map(&response).ok_or(E::MalformedDeviceResponse("DeviceResponse"))?;
+
+    let status = cbor::get(response, "status")
+        .ok()
+        .and_then(cbor::uint)
+        .ok_or(E::MalformedDeviceResponse("status"))?;
+    if status != 0 {
+        return Err(E::StatusNotZero(status));
+    }
+    let documents = match cbor::get(response, "documents") {
+        Ok(Value::Array(docs)) => docs.as_slice(),
+        Err(Lookup::Absent) => &[],
+        _ => return Err(E::MalformedDeviceResponse("documents")),
+    };
+    let doc_type = |doc: &Value| -> Option<String> {
+        let map = cbor::as_map(doc)?;
+        cbor::get(map, "docType").ok()?.as_text().map(str::to_owned)
+    };
+    let position = documents
+        .iter()
+        .position(|d| doc_type(d).as_deref() == Some(DOC_TYPE));
+    match (position, documents.first()) {
+        (Some(i), _) => {
+            let doc = documents
+                .get(i)
+                .and_then(cbor::as_map)
+                .ok_or(E::MalformedDeviceResponse("documents"))?;
+            // The same document as received, by the same index: digests and the
+            // device signature cover its bytes as sent, not a re-encoding.
+            let raw_doc = Raw::new(&bytes)
+                .and_then(|r| r.get("documents"))
+                .and_then(Raw::array_items)
+                .and_then(|docs| docs.get(i).copied())
+                .ok_or(E::MalformedDeviceResponse("documents"))?;
+            verify_document(doc, raw_doc, expected, anchors)
+        }
+        (None, None) => Err(E::NoDocument),
+        (None, Some(first)) => Err(doc_type(first)
+            .map_or(E::MalformedDeviceResponse("docType"), |t| {
+                E::WrongDocType(t.chars().take(64).collect())
+            })),
+    }
+}
+
+/// The DeviceResponse bytes inside the vp_token, size-capped before decoding.
+fn device_response_bytes(vp_token: &str) -> Result<Vec<u8>, E> {
+    if vp_token.len() > MAX_VP_TOKEN {
+        return Err(E::TooLarge);
+    }
+    let json: serde_json::Value = serde_json::from_str(vp_token).map_err(|_| E::VpTokenNotJson)?;
+    let Some([serde_json::Value::String(encoded)]) = json
+        .get("proof_of_age")
+        .and_then(serde_json::Value::as_array)
+        .map(Vec::as_slice)
+    else {
+        return Err(E::VpTokenShape);
+    };
+    if encoded.len() > MAX_DEVICE_RESPONSE.div_ceil(3) * 4 {
+        return Err(E::TooLarge);
+    }
+    let bytes = BASE64URL.decode(encoded).map_err(|_| E::NotBase64Url)?;
+    if bytes.len() > MAX_DEVICE_RESPONSE {
+        return Err(E::TooLarge);
+    }
+    Ok(bytes)
+}
+
+/// `doc` is the decoded document and `raw_doc` the same document's received bytes.
+fn verify_document(
+    doc: &[(Value, Value)],
+    raw_doc: Raw<'_>,
+    expected: &Expected<'_>,
+    anchors: &TrustAnchors,
+) -> Result<AgeProof, E> {
+    // Issuer: who signed, whether we trust them, and what they signed.
+    let issuer_signed = cbor::get(doc, "issuerSigned")
+        .ok()
+        .and_then(cbor::as_map)
+        .ok_or(E::MalformedDeviceResponse("issuerSigned"))?;
+    let issuer_auth = cbor::get(issuer_signed, "issuerAuth")
+        .map_err(|_| E::MalformedIssuerAuth("issuerAuth is missing"))?;
+    let issuer_auth = Sign1::parse(issuer_auth).map_err(|e| match e {
+        Sign1Error::Malformed(what) => E::MalformedIssuerAuth(what),
+        Sign1Error::NotEs256 => E::UnsupportedAlgorithm,
+    })?;
+    let signer = ParsedCert::from_der(issuer_auth.x5chain_leaf()?).map_err(|e| match e {
+        CertError::Malformed(_) => E::MalformedCertificate,
+        CertError::UnsupportedKey(_) => E::UnsupportedIssuerKey,
+    })?;
+    anchors.check_signer(&signer, expected.now)?;
+    let EcKey::P256(issuer_key) = &signer.key else {
+        return Err(E::UnsupportedIssuerKey);
+    };
+    let mso_bytes = issuer_auth
+        .payload
+        .ok_or(E::MalformedIssuerAuth("payload is detached"))?;
+    if !issuer_auth.verify(issuer_key, None) {
+        return Err(E::IssuerSignatureInvalid);
+    }
+    let mso = mso::parse_mso(mso_bytes, expected.now)?;
+    let disclosed = match cbor::get(issuer_signed, "nameSpaces") {
+        Ok(namespaces) => {
+            let raw_namespaces = raw_doc
+                .get("issuerSigned")
+                .and_then(|r| r.get("nameSpaces"))
+                .ok_or(E::MalformedDeviceResponse("issuerSigned.nameSpaces"))?;
+            mso::check_disclosures(namespaces, raw_namespaces, &mso)?
+        }
+        Err(Lookup::Absent) => Vec::new(),
+        Err(Lookup::Duplicate) => {
+            return Err(E::MalformedDeviceResponse("issuerSigned.nameSpaces"))
+        }
+    };
+
+    // Device: proves possession of the MSO's device key, bound to this request.
+    let device_signed = cbor::get(doc, "deviceSigned")
+        .ok()
+        .and_then(cbor::as_map)
+        .ok_or(E::MalformedDeviceResponse("deviceSigned"))?;
+    // DeviceNameSpacesBytes: checked on the decoded item, signed as received.
+    let device_namespaces = cbor::get(device_signed, "nameSpaces")
+        .ok()
+        .filter(|v| {
+            cbor::tag24_content(v).is_some_and(|b| matches!(cbor::decode(b), Some(Value::Map(_))))
+        })
+        .and_then(|v| {
+            raw_doc
+                .get("deviceSigned")
+                .and_then(|r| r.get("nameSpaces"))
+                .filter(|r| r.same_as(v))
+        })
+        .ok_or(E::MalformedDeviceResponse("deviceSigned.nameSpaces"))?;
+    let device_auth = cbor::get(device_signed, "deviceAuth")
+        .ok()
+        .and_then(cbor::as_map)
+        .ok_or(E::MalformedDeviceResponse("deviceAuth"))?;
+    let device_signature = match cbor::get(device_auth, "deviceSignature") {
+        Ok(sig) => sig,
+        Err(Lookup::Duplicate) => {
+            return Err(E::MalformedDeviceSignature("deviceSignature appears twice"))
+        }
+        Err(Lookup::Absent) if cbor::get(device_auth, "deviceMac").is_ok() => {
+            return Err(E::DeviceMacUnsupported)
+        }
+        Err(Lookup::Absent) => return Err(E::MissingDeviceSignature),
+    };
+    let device_signature = Sign1::parse(device_signature).map_err(|e| match e {
+        Sign1Error::Malformed(what) => E::MalformedDeviceSignature(what),
+        Sign1Error::NotEs256 => E::UnsupportedDeviceAlgorithm,
+    })?;
+    if device_signature.payload.is_some() {
+        return Err(E::MalformedDeviceSignature("payload is not detached"));
+    }
+    let transcript = session_transcript(expected.client_id, expected.nonce, expected.response_uri);
+    let signed = transcript::device_authentication_bytes(&transcript, DOC_TYPE, device_namespaces.bytes());
+    if !device_signature.verify(&mso.device_key, Some(&signed)) {
+        return Err(E::DeviceSignatureInvalid);
+    }
+
+    // Only issuer-signed, digest-checked claims count; device-signed ones never do.
+    let age_over = mso::age_proof(&disclosed, expected.min_age)?;
+    Ok(AgeProof { age_over })
+}
+
+/// CBOR bytes of `SessionTranscript = [null, null, ["OpenID4VPHandover",
+/// SHA-256(CBOR([client_id, nonce, null, response_uri]))]]` (OpenID4VP 1.0 B.2.6.1).
+pub fn session_transcript(client_id: &str, nonce: &str, response_uri: &str) -> Vec<u8> {
+    transcript::session_transcript_from_info(&handover_info(client_id, nonce, response_uri))
+}
+
+/// CBOR bytes of `OpenID4VPHandoverInfo = [client_id, nonce, null, response_uri]`: the
+/// thumbprint is null because a `direct_post` response is not encrypted.
+pub fn handover_info(client_id: &str, nonce: &str, response_uri: &str) -> Vec<u8> {
+    transcript::handover_info_with_thumbprint(client_id, nonce, None, response_uri)
+}

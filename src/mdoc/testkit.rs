@@ -1,0 +1,313 @@
+//! Test-only wallet and issuer: mints Proof of Age presentations with rcgen (CA and
+//! document signer certificates), p256 and ciborium. It builds every structure with
+//! ciborium `Value`s, independently of the verifier's own encoder, so the two cross-check.
+
+use ciborium::Value;
+use p256::ecdsa::{signature::Signer, Signature, SigningKey};
+use p256::pkcs8::DecodePrivateKey;
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, SignatureAlgorithm,
+    PKCS_ECDSA_P256_SHA256,
+};
+use sha2::{Digest, Sha256};
+
+use super::{Expected, TrustAnchors, DOC_TYPE};
+
+pub const CLIENT_ID: &str = "redirect_uri:https://gate.example/gateway/inv1/openid4vp";
+pub const NONCE: &str = "n-0S6_WzA2Mj";
+pub const RESPONSE_URI: &str = "https://gate.example/gateway/inv1/openid4vp";
+/// 2025-06-01T00:00:00Z.
+pub const NOW: i64 = 1_748_736_000;
+
+pub fn expected(min_age: u8) -> Expected<'static> {
+    Expected {
+        client_id: CLIENT_ID,
+        nonce: NONCE,
+        response_uri: RESPONSE_URI,
+        min_age,
+        now: NOW,
+    }
+}
+
+pub fn enc(v: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    ciborium::ser::into_writer(v, &mut out).expect("encode");
+    out
+}
+
+pub fn tag24(bytes: Vec<u8>) -> Value {
+    Value::Tag(24, Box::new(Value::Bytes(bytes)))
+}
+
+fn text(s: &str) -> Value {
+    Value::Text(s.into())
+}
+
+fn map(entries: Vec<(&str, Value)>) -> Value {
+    Value::Map(entries.into_iter().map(|(k, v)| (text(k), v)).collect())
+}
+
+/// A CA and a document signer certificate issued by it.
+pub struct Pki {
+    pub ca_pem: String,
+    pub ds_der: Vec<u8>,
+    pub ds_pem: String,
+    ds_key: SigningKey,
+}
+
+impl Pki {
+    /// P-256 CA valid 2020–2040, P-256 document signer valid 2024–2027.
+    pub fn new() -> Pki {
+        Pki::with(&PKCS_ECDSA_P256_SHA256, (2020, 2040), (2024, 2027))
+    }
+
+    pub fn with(
+        ca_alg: &'static SignatureAlgorithm,
+        ca_years: (i32, i32),
+        ds_years: (i32, i32),
+    ) -> Pki {
+        let ca_key = KeyPair::generate_for(ca_alg).expect("ca key");
+        let mut ca = CertificateParams::new(Vec::<String>::new()).expect("ca params");
+        ca.distinguished_name
+            .push(DnType::CommonName, "Test AV IACA");
+        ca.distinguished_name.push(DnType::CountryName, "EU");
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca.not_before = rcgen::date_time_ymd(ca_years.0, 1, 1);
+        ca.not_after = rcgen::date_time_ymd(ca_years.1, 1, 1);
+        let ca_cert = ca.self_signed(&ca_key).expect("ca cert");
+
+        let ds_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).expect("ds key");
+        let mut ds = CertificateParams::new(Vec::<String>::new()).expect("ds params");
+        ds.distinguished_name
+            .push(DnType::CommonName, "Test AV Document Signer");
+        ds.not_before = rcgen::date_time_ymd(ds_years.0, 1, 1);
+        ds.not_after = rcgen::date_time_ymd(ds_years.1, 1, 1);
+        let ds_cert = ds.signed_by(&ds_key, &ca_cert, &ca_key).expect("ds cert");
+        Pki {
+            ca_pem: ca_cert.pem(),
+            ds_der: ds_cert.der().to_vec(),
+            ds_pem: ds_cert.pem(),
+            ds_key: SigningKey::from_pkcs8_der(&ds_key.serialize_der()).expect("p256 key"),
+        }
+    }
+
+    pub fn anchors(&self) -> TrustAnchors {
+        TrustAnchors::from_pem(&self.ca_pem).expect("anchors")
+    }
+}
+
+/// What the wallet presents; every field can be spoiled by a test.
+pub struct Mint {
+    pub doc_type: String,
+    pub mso_doc_type: String,
+    pub digest_alg: String,
+    pub status: u64,
+    pub valid_from: String,
+    pub valid_until: String,
+    /// Items of the eu.europa.ec.av.1 namespace the issuer signed.
+    pub items: Vec<(String, Value)>,
+    /// If set, disclosed instead of `items` (same digestIDs and salts): tampering.
+    pub disclosed_values: Option<Vec<Value>>,
+    /// The request the wallet binds its device signature to.
+    pub client_id: String,
+    pub nonce: String,
+    pub response_uri: String,
+    /// x5chain as an array of one bstr instead of a bare bstr.
+    pub x5chain_as_array: bool,
+    /// deviceMac instead of deviceSignature.
+    pub device_mac: bool,
+}
+
+impl Default for Mint {
+    fn default() -> Mint {
+        Mint {
+            doc_type: DOC_TYPE.into(),
+            mso_doc_type: DOC_TYPE.into(),
+            digest_alg: "SHA-256".into(),
+            status: 0,
+            valid_from: "2025-01-01T00:00:00Z".into(),
+            valid_until: "2025-12-31T00:00:00Z".into(),
+            items: vec![("age_over_18".into(), Value::Bool(true))],
+            disclosed_values: None,
+            client_id: CLIENT_ID.into(),
+            nonce: NONCE.into(),
+            response_uri: RESPONSE_URI.into(),
+            x5chain_as_array: false,
+            device_mac: false,
+        }
+    }
+}
+
+fn sig_structure(protected: &[u8], payload: &[u8]) -> Vec<u8> {
+    enc(&Value::Array(vec![
+        text("Signature1"),
+        Value::Bytes(protected.to_vec()),
+        Value::Bytes(vec![]),
+        Value::Bytes(payload.to_vec()),
+    ]))
+}
+
+fn item(digest_id: u64, name: &str, value: Value) -> Vec<u8> {
+    enc(&map(vec![
+        ("digestID", Value::from(digest_id)),
+        ("random", Value::Bytes(vec![digest_id as u8; 16])),
+        ("elementIdentifier", text(name)),
+        ("elementValue", value),
+    ]))
+}
+
+pub fn device_key() -> SigningKey {
+    SigningKey::from_slice(&[0x42; 32]).expect("device key")
+}
+
+impl Mint {
+    /// The DeviceResponse CBOR bytes.
+    pub fn device_response(&self, pki: &Pki) -> Vec<u8> {
+        let ns = DOC_TYPE;
+        let signed_items: Vec<Vec<u8>> = self
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, (name, v))| item(i as u64 + 7, name, v.clone()))
+            .collect();
+        let disclosed: Vec<Value> = match &self.disclosed_values {
+            None => signed_items.iter().cloned().map(tag24).collect(),
+            Some(values) => self
+                .items
+                .iter()
+                .zip(values)
+                .enumerate()
+                .map(|(i, ((name, _), v))| tag24(item(i as u64 + 7, name, v.clone())))
+                .collect(),
+        };
+        // The digest covers the whole encoded #6.24(bstr) item.
+        let digests: Vec<(Value, Value)> = signed_items
+            .iter()
+            .enumerate()
+            .map(|(i, bytes)| {
+                let d = Sha256::digest(enc(&tag24(bytes.clone()))).to_vec();
+                (Value::from(i as u64 + 7), Value::Bytes(d))
+            })
+            .collect();
+
+        let point = device_key().verifying_key().to_encoded_point(false);
+        let cose_key = Value::Map(vec![
+            (Value::from(1), Value::from(2)),
+            (Value::from(-1), Value::from(1)),
+            (
+                Value::from(-2),
+                Value::Bytes(point.x().expect("x").to_vec()),
+            ),
+            (
+                Value::from(-3),
+                Value::Bytes(point.y().expect("y").to_vec()),
+            ),
+        ]);
+        let tdate = |s: &str| Value::Tag(0, Box::new(text(s)));
+        // Keys deliberately not in canonical order: maps may arrive in any order.
+        let mso = map(vec![
+            (
+                "validityInfo",
+                map(vec![
+                    ("validUntil", tdate(&self.valid_until)),
+                    ("signed", tdate(&self.valid_from)),
+                    ("validFrom", tdate(&self.valid_from)),
+                ]),
+            ),
+            ("version", text("1.0")),
+            ("digestAlgorithm", text(&self.digest_alg)),
+            ("docType", text(&self.mso_doc_type)),
+            (
+                "valueDigests",
+                Value::Map(vec![(text(ns), Value::Map(digests))]),
+            ),
+            ("deviceKeyInfo", map(vec![("deviceKey", cose_key)])),
+        ]);
+        let payload = enc(&tag24(enc(&mso)));
+        let protected = enc(&Value::Map(vec![(Value::from(1), Value::from(-7))]));
+        let issuer_sig: Signature = pki.ds_key.sign(&sig_structure(&protected, &payload));
+        let x5chain = if self.x5chain_as_array {
+            Value::Array(vec![Value::Bytes(pki.ds_der.clone())])
+        } else {
+            Value::Bytes(pki.ds_der.clone())
+        };
+        let issuer_auth = Value::Array(vec![
+            Value::Bytes(protected.clone()),
+            Value::Map(vec![(Value::from(33), x5chain)]),
+            Value::Bytes(payload),
+            Value::Bytes(issuer_sig.to_vec()),
+        ]);
+
+        let device_ns = enc(&Value::Map(vec![]));
+        let info = enc(&Value::Array(vec![
+            text(&self.client_id),
+            text(&self.nonce),
+            Value::Null,
+            text(&self.response_uri),
+        ]));
+        let transcript = Value::Array(vec![
+            Value::Null,
+            Value::Null,
+            Value::Array(vec![
+                text("OpenID4VPHandover"),
+                Value::Bytes(Sha256::digest(&info).to_vec()),
+            ]),
+        ]);
+        let device_auth = Value::Array(vec![
+            text("DeviceAuthentication"),
+            transcript,
+            text(&self.doc_type),
+            tag24(device_ns.clone()),
+        ]);
+        let device_auth_bytes = enc(&tag24(enc(&device_auth)));
+        let device_sig: Signature =
+            device_key().sign(&sig_structure(&protected, &device_auth_bytes));
+        let device_cose = Value::Array(vec![
+            Value::Bytes(protected),
+            Value::Map(vec![]),
+            Value::Null,
+            Value::Bytes(device_sig.to_vec()),
+        ]);
+        let auth_name = if self.device_mac {
+            "deviceMac"
+        } else {
+            "deviceSignature"
+        };
+
+        let document = map(vec![
+            ("docType", text(&self.doc_type)),
+            (
+                "issuerSigned",
+                map(vec![
+                    (
+                        "nameSpaces",
+                        Value::Map(vec![(text(ns), Value::Array(disclosed))]),
+                    ),
+                    ("issuerAuth", issuer_auth),
+                ]),
+            ),
+            (
+                "deviceSigned",
+                map(vec![
+                    ("nameSpaces", tag24(device_ns)),
+                    ("deviceAuth", map(vec![(auth_name, device_cose)])),
+                ]),
+            ),
+        ]);
+        enc(&map(vec![
+            ("version", text("1.0")),
+            ("documents", Value::Array(vec![document])),
+            ("status", Value::from(self.status)),
+        ]))
+    }
+
+    pub fn vp_token(&self, pki: &Pki) -> String {
+        vp_token_of(&self.device_response(pki))
+    }
+}
+
+pub fn vp_token_of(device_response: &[u8]) -> String {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(device_response);
+    serde_json::json!({ "proof_of_age": [b64] }).to_string()
+}

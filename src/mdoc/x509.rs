@@ -1,0 +1,282 @@
+//! Trust anchors and the one-link chain check: the document signer certificate is a
+//! trust anchor itself, or is signed by one. Extensions are never decoded (x509-cert
+//! keeps them as opaque octets), so the EU test issuers' unusual IssuerAltName and EKU
+//! cannot make parsing fail, and no extended key usage is required.
+
+use der::{Decode, Encode, Header, Reader, SliceReader};
+use p256::ecdsa::signature::hazmat::PrehashVerifier;
+use sha2::{Digest, Sha256, Sha384};
+use x509_cert::Certificate;
+
+use super::{AnchorError, CertRole, PresentationError};
+
+const OID_EC_PUBLIC_KEY: &str = "1.2.840.10045.2.1";
+const OID_P256: &str = "1.2.840.10045.3.1.7";
+const OID_P384: &str = "1.3.132.0.34";
+const OID_ECDSA_SHA256: &str = "1.2.840.10045.4.3.2";
+const OID_ECDSA_SHA384: &str = "1.2.840.10045.4.3.3";
+
+/// An EC public key of a supported curve.
+#[derive(Clone, Debug)]
+pub(crate) enum EcKey {
+    P256(p256::ecdsa::VerifyingKey),
+    P384(p384::ecdsa::VerifyingKey),
+}
+
+/// The parts of a certificate the checks use, with the signed bytes kept as received.
+#[derive(Clone, Debug)]
+pub(crate) struct ParsedCert {
+    der: Vec<u8>,
+    /// The `tbsCertificate` TLV sliced from the input, not re-encoded: the issuer's
+    /// signature covers exactly these bytes.
+    tbs: Vec<u8>,
+    issuer: Vec<u8>,
+    subject: Vec<u8>,
+    not_before: i64,
+    not_after: i64,
+    signature_alg: String,
+    signature: Option<Vec<u8>>,
+    pub(crate) key: EcKey,
+}
+
+/// Why a certificate is unusable.
+#[derive(Debug)]
+pub(crate) enum CertError {
+    Malformed(String),
+    UnsupportedKey(String),
+}
+
+impl ParsedCert {
+    pub(crate) fn from_der(der: &[u8]) -> Result<ParsedCert, CertError> {
+        let malformed = |e: der::Error| CertError::Malformed(e.to_string());
+        let cert = Certificate::from_der(der).map_err(malformed)?;
+        let tbs = tbs_bytes(der).map_err(malformed)?;
+        let tbs_cert = &cert.tbs_certificate;
+        let unix = |t: x509_cert::time::Time| {
+            i64::try_from(t.to_unix_duration().as_secs())
+                .map_err(|_| CertError::Malformed("validity date out of range".into()))
+        };
+        let spki = &tbs_cert.subject_public_key_info;
+        let key_bits = spki
+            .subject_public_key
+            .as_bytes()
+            .ok_or_else(|| CertError::Malformed("public key bit string has unused bits".into()))?;
+        let alg = spki.algorithm.oid.to_string();
+        let curve = spki
+            .algorithm
+            .parameters
+            .as_ref()
+            .and_then(|p| p.decode_as::<der::asn1::ObjectIdentifier>().ok())
+            .map(|oid| oid.to_string());
+        let key = match (alg.as_str(), curve.as_deref()) {
+            (OID_EC_PUBLIC_KEY, Some(OID_P256)) => {
+                p256::ecdsa::VerifyingKey::from_sec1_bytes(key_bits)
+                    .map(EcKey::P256)
+                    .map_err(|_| CertError::Malformed("invalid P-256 public key".into()))?
+            }
+            (OID_EC_PUBLIC_KEY, Some(OID_P384)) => {
+                p384::ecdsa::VerifyingKey::from_sec1_bytes(key_bits)
+                    .map(EcKey::P384)
+                    .map_err(|_| CertError::Malformed("invalid P-384 public key".into()))?
+            }
+            (OID_EC_PUBLIC_KEY, curve) => {
+                return Err(CertError::UnsupportedKey(format!(
+                    "EC curve {} is not P-256 or P-384",
+                    curve.unwrap_or("(none)")
+                )))
+            }
+            (other, _) => {
+                return Err(CertError::UnsupportedKey(format!(
+                    "key algorithm {other} is not EC (P-256 or P-384)"
+                )))
+            }
+        };
+        Ok(ParsedCert {
+            der: der.to_vec(),
+            tbs: tbs.to_vec(),
+            issuer: tbs_cert.issuer.to_der().map_err(malformed)?,
+            subject: tbs_cert.subject.to_der().map_err(malformed)?,
+            not_before: unix(tbs_cert.validity.not_before)?,
+            not_after: unix(tbs_cert.validity.not_after)?,
+            // Parameters must be absent for ECDSA (RFC 5758 §3.2), and the signed copy
+            // of the algorithm must match the outer one (RFC 5280 §4.1.1.2); otherwise
+            // no algorithm is recorded and no signature by this certificate's issuer
+            // can verify.
+            signature_alg: if cert.signature_algorithm.parameters.is_none()
+                && tbs_cert.signature == cert.signature_algorithm
+            {
+                cert.signature_algorithm.oid.to_string()
+            } else {
+                String::new()
+            },
+            signature: cert.signature.as_bytes().map(<[u8]>::to_vec),
+            key,
+        })
+    }
+
+    /// Whether `issuer`'s key made this certificate's signature: names match and the
+    /// ECDSA signature (DER-encoded, SHA-256 or SHA-384) verifies over the TBS bytes.
+    fn is_signed_by(&self, issuer: &ParsedCert) -> bool {
+        if self.issuer != issuer.subject {
+            return false;
+        }
+        let Some(signature) = self.signature.as_deref() else {
+            return false;
+        };
+        let prehash: Vec<u8> = match self.signature_alg.as_str() {
+            OID_ECDSA_SHA256 => Sha256::digest(&self.tbs).to_vec(),
+            OID_ECDSA_SHA384 => Sha384::digest(&self.tbs).to_vec(),
+            _ => return false,
+        };
+        match &issuer.key {
+            EcKey::P256(k) => p256::ecdsa::Signature::from_der(signature)
+                .is_ok_and(|s| k.verify_prehash(&prehash, &s).is_ok()),
+            EcKey::P384(k) => p384::ecdsa::Signature::from_der(signature)
+                .is_ok_and(|s| k.verify_prehash(&prehash, &s).is_ok()),
+        }
+    }
+
+    fn check_validity(&self, now: i64, role: CertRole) -> Result<(), PresentationError> {
+        if now < self.not_before {
+            Err(PresentationError::CertificateNotYetValid(role))
+        } else if now > self.not_after {
+            Err(PresentationError::CertificateExpired(role))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The `tbsCertificate` TLV of a DER certificate, sliced from the input.
+fn tbs_bytes(der: &[u8]) -> der::Result<&[u8]> {
+    let mut reader = SliceReader::new(der)?;
+    let outer = Header::decode(&mut reader)?;
+    outer.tag.assert_eq(der::Tag::Sequence)?;
+    reader.tlv_bytes()
+}
+
+/// One PEM block: its label and DER contents, or why they cannot be read.
+type PemBlock = Result<(String, Vec<u8>), String>;
+
+/// The PEM blocks of `pem` as (label, DER) or why a block is unreadable. Lenient where
+/// hand-made bundles vary (line width, CRLF, surrounding text), strict where it matters
+/// (matching END label, valid base64).
+fn pem_blocks(pem: &str) -> Result<Vec<PemBlock>, AnchorError> {
+    use base64::Engine;
+    const STANDARD: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+    );
+    let boundary = |line: &str, kind: &str| -> Option<String> {
+        let label = line.trim().strip_prefix(kind)?.strip_suffix("-----")?;
+        Some(label.to_owned())
+    };
+    let mut blocks = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for line in pem.lines() {
+        match open.take() {
+            None => open = boundary(line, "-----BEGIN ").map(|label| (label, String::new())),
+            Some((label, body)) => match boundary(line, "-----END ") {
+                Some(end) if end == label => blocks.push(
+                    STANDARD
+                        .decode(&body)
+                        .map(|der| (label, der))
+                        .map_err(|e| format!("invalid base64 ({e})")),
+                ),
+                Some(end) => blocks.push(Err(format!("BEGIN {label} ends with END {end}"))),
+                None => open = Some((label, body + line.trim())),
+            },
+        }
+    }
+    if open.is_some() {
+        let n = blocks.len() + 1;
+        return Err(AnchorError::Malformed(format!("block {n}: no END line")));
+    }
+    Ok(blocks)
+}
+
+/// Operator-configured trust anchors (X.509 CA certificates) for Proof of Age issuers.
+#[derive(Clone)]
+pub struct TrustAnchors {
+    anchors: Vec<ParsedCert>,
+}
+
+/// Brief: the anchors' bytes and keys would only clutter logs of the configuration.
+impl std::fmt::Debug for TrustAnchors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TrustAnchors")
+            .field("len", &self.anchors.len())
+            .finish()
+    }
+}
+
+impl TrustAnchors {
+    /// Parses a PEM bundle of one or more CERTIFICATE blocks. Text outside the blocks
+    /// (comments, as in CA bundles) is ignored; any other block type is an error, since
+    /// a key or CSR in this file is surely a mistake.
+    pub fn from_pem(pem: &str) -> Result<TrustAnchors, AnchorError> {
+        let mut anchors = Vec::new();
+        for (i, block) in pem_blocks(pem)?.into_iter().enumerate() {
+            let n = i + 1;
+            let (label, der) =
+                block.map_err(|why| AnchorError::Malformed(format!("block {n}: {why}")))?;
+            if label != "CERTIFICATE" {
+                return Err(AnchorError::Malformed(format!(
+                    "block {n}: a {label} block, not a CERTIFICATE"
+                )));
+            }
+            let cert = ParsedCert::from_der(&der).map_err(|e| match e {
+                CertError::Malformed(why) => AnchorError::Malformed(format!("block {n}: {why}")),
+                CertError::UnsupportedKey(why) => {
+                    AnchorError::Unsupported(format!("block {n}: {why}"))
+                }
+            })?;
+            anchors.push(cert);
+        }
+        if anchors.is_empty() {
+            return if pem.trim().is_empty() {
+                Err(AnchorError::Empty)
+            } else {
+                Err(AnchorError::Malformed(
+                    "no PEM CERTIFICATE block found".into(),
+                ))
+            };
+        }
+        Ok(TrustAnchors { anchors })
+    }
+
+    pub fn len(&self) -> usize {
+        self.anchors.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.anchors.is_empty()
+    }
+
+    /// Checks that `signer` is an anchor (DER-equal) or is signed by one, and that it
+    /// and that anchor are valid at `now`. When several anchors verify it (a renewed
+    /// CA with the same name and key), one valid now suffices.
+    pub(crate) fn check_signer(
+        &self,
+        signer: &ParsedCert,
+        now: i64,
+    ) -> Result<(), PresentationError> {
+        let issuers: Vec<&ParsedCert> = self
+            .anchors
+            .iter()
+            .filter(|a| a.der == signer.der || signer.is_signed_by(a))
+            .collect();
+        let Some(first) = issuers.first() else {
+            return Err(PresentationError::UntrustedIssuer);
+        };
+        signer.check_validity(now, CertRole::DocumentSigner)?;
+        if issuers
+            .iter()
+            .any(|a| a.check_validity(now, CertRole::TrustAnchor).is_ok())
+        {
+            return Ok(());
+        }
+        first.check_validity(now, CertRole::TrustAnchor)
+    }
+}

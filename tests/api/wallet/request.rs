@@ -1,0 +1,170 @@
+//! The authorization request: OpenID4VP 1.0, by value and unsigned, as the gateway page
+//! links to it (HTML-escaped in an `href`).
+
+use std::collections::BTreeMap;
+
+/// An OpenID4VP 1.0 authorization request, by value and unsigned.
+#[derive(Clone, Debug)]
+pub struct AuthorizationRequest {
+    /// The URI as given.
+    pub uri: String,
+    pub client_id: String,
+    pub nonce: String,
+    pub state: String,
+    pub response_uri: String,
+    pub response_type: String,
+    pub response_mode: String,
+    pub dcql_query: serde_json::Value,
+    pub client_metadata: serde_json::Value,
+    /// The DCQL credential query's `id` (the key of the vp_token object).
+    pub credential_id: String,
+    /// The element the DCQL query asks for, e.g. `age_over_18`.
+    pub requested_claim: String,
+    /// Every query parameter, decoded.
+    pub params: BTreeMap<String, String>,
+}
+
+impl AuthorizationRequest {
+    /// Parses `av://?response_type=...` (any scheme); panics naming what is wrong.
+    pub fn parse(uri: &str) -> Self {
+        Self::try_parse(uri).unwrap_or_else(|e| panic!("{e}: {uri}"))
+    }
+
+    /// Finds `<a id="eu-av-link" href="...">` in a gateway page and parses its href.
+    pub fn from_gateway_html(html: &str) -> Self {
+        let href = link_href(html, "eu-av-link")
+            .unwrap_or_else(|| panic!("no <a id=\"eu-av-link\" href=...> in the page:\n{html}"));
+        Self::parse(&html_unescape(&href))
+    }
+
+    pub fn try_parse(uri: &str) -> Result<Self, String> {
+        let (_, query) = uri
+            .split_once('?')
+            .ok_or("authorization request URI has no query")?;
+        let query = query.split('#').next().unwrap_or_default();
+        let mut params = BTreeMap::new();
+        for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
+            if params.insert(k.to_string(), v.to_string()).is_some() {
+                return Err(format!("parameter {k} appears twice"));
+            }
+        }
+        let get = |name: &str| {
+            params
+                .get(name)
+                .cloned()
+                .ok_or_else(|| format!("authorization request lacks {name}"))
+        };
+        let json = |name: &str| -> Result<serde_json::Value, String> {
+            serde_json::from_str(&get(name)?).map_err(|e| format!("{name} is not JSON: {e}"))
+        };
+        let dcql_query = json("dcql_query")?;
+        let credential = &dcql_query["credentials"][0];
+        let credential_id = credential["id"]
+            .as_str()
+            .ok_or("dcql_query.credentials[0].id missing")?
+            .to_owned();
+        let requested_claim = credential["claims"][0]["path"][1]
+            .as_str()
+            .ok_or("dcql_query.credentials[0].claims[0].path[1] missing")?
+            .to_owned();
+        Ok(AuthorizationRequest {
+            uri: uri.to_owned(),
+            client_id: get("client_id")?,
+            nonce: get("nonce")?,
+            state: get("state")?,
+            response_uri: get("response_uri")?,
+            response_type: get("response_type")?,
+            response_mode: get("response_mode")?,
+            client_metadata: json("client_metadata")?,
+            dcql_query,
+            credential_id,
+            requested_claim,
+            params,
+        })
+    }
+}
+
+/// The raw (still HTML-escaped) `href` of the `<a>` element whose `id` is `id`.
+fn link_href(html: &str, id: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(pos) = html[from..].find("<a") {
+        let start = from + pos;
+        let end = start + html[start..].find('>')?;
+        let tag = &html[start..=end];
+        from = end;
+        let boundary = tag[2..].starts_with(|c: char| c.is_ascii_whitespace());
+        if boundary && attr(tag, "id").as_deref() == Some(id) {
+            return attr(tag, "href");
+        }
+    }
+    None
+}
+
+/// The value of attribute `name` in one start tag (quoted with " or ').
+fn attr(tag: &str, name: &str) -> Option<String> {
+    let mut rest = tag;
+    loop {
+        let i = rest.find(name)?;
+        let before_ok = rest[..i].ends_with(|c: char| c.is_ascii_whitespace());
+        let after = rest[i + name.len()..].trim_start();
+        rest = &rest[i + name.len()..];
+        if !before_ok {
+            continue;
+        }
+        let Some(after) = after.strip_prefix('=') else {
+            continue;
+        };
+        let after = after.trim_start();
+        let quote = after.chars().next()?;
+        if quote != '"' && quote != '\'' {
+            let end = after
+                .find(|c: char| c.is_ascii_whitespace() || c == '>')
+                .unwrap_or(after.len());
+            return Some(after[..end].to_owned());
+        }
+        let body = &after[1..];
+        return body.find(quote).map(|end| body[..end].to_owned());
+    }
+}
+
+/// Decodes the character references a template engine writes into an attribute:
+/// `&amp; &quot; &apos; &lt; &gt;` and numeric ones (`&#39;`, `&#x27;`, `&#38;`, ...).
+pub fn html_unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let decoded = rest.find(';').filter(|&j| j <= 10).and_then(|j| {
+            let entity = &rest[1..j];
+            let c = match entity {
+                "amp" => Some('&'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                _ => {
+                    let num = entity.strip_prefix('#')?;
+                    let code = match num.strip_prefix(['x', 'X']) {
+                        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                        None => num.parse().ok()?,
+                    };
+                    char::from_u32(code)
+                }
+            };
+            c.map(|c| (c, j))
+        });
+        match decoded {
+            Some((c, j)) => {
+                out.push(c);
+                rest = &rest[j + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
