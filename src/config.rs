@@ -23,6 +23,9 @@ pub struct Settings {
     pub sweep_interval: Duration,
     /// How often the webhook worker looks for due events when nothing wakes it.
     pub webhook_poll_interval: Duration,
+    /// How long a worker's claim on an event lasts (a dead node's events are taken over
+    /// after it).
+    pub webhook_lease: Duration,
     /// Verification with the EU Age Verification app (interface §7); `None` is off.
     pub eu_av: Option<EuAv>,
 }
@@ -40,6 +43,7 @@ impl Settings {
             sweep_interval: Duration::from_secs(5),
             webhook_poll_interval: Duration::from_secs(1),
             eu_av: None,
+            webhook_lease: crate::webhooks::worker::DEFAULT_LEASE,
         }
     }
 }
@@ -56,6 +60,17 @@ pub fn parse_retry_schedule(s: &str) -> Result<Vec<Duration>, String> {
         return Err("the retry schedule must list at least one delay".into());
     }
     Ok(delays)
+}
+
+/// A webhook lease: at least [`crate::webhooks::worker::MIN_LEASE`].
+pub fn parse_webhook_lease(s: &str) -> Result<Duration, String> {
+    let lease = humantime::parse_duration(s).map_err(|e| format!("'{s}': {e}"))?;
+    if lease < crate::webhooks::worker::MIN_LEASE {
+        return Err(format!(
+            "'{s}' is shorter than the webhook client's timeout plus a margin (11s)"
+        ));
+    }
+    Ok(lease)
 }
 
 /// An absolute http(s) URL, returned without a trailing slash.

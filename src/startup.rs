@@ -80,6 +80,7 @@ impl Application {
             public_url: self.public_url.clone(),
             wake: self.deliveries.clone(),
             poll: self.settings.webhook_poll_interval,
+            lease: self.settings.webhook_lease,
         };
         workers.spawn(worker.run(shutdown.clone()));
         workers.spawn(sweeper::run(

@@ -1,7 +1,7 @@
 //! Logs go to stderr as structured `key=value` lines; `RUST_LOG` overrides the level.
 //! Nothing logged carries a password, a webhook secret or a customId.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use tracing_subscriber::EnvFilter;
 
 pub fn init(default_directive: &str) {
@@ -9,8 +9,26 @@ pub fn init(default_directive: &str) {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_directive));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| LossyStderr)
         .with_target(false)
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
+}
+
+/// Stderr that never fails: a log line that cannot be written (the reader of a pipe
+/// went away) is dropped. Otherwise the subscriber reports the failure with `eprintln!`,
+/// which panics on the same broken pipe, and the task that logged dies (the signal
+/// handler among them, so SIGTERM would no longer stop the server).
+struct LossyStderr;
+
+impl Write for LossyStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = std::io::stderr().write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().flush();
+        Ok(())
+    }
 }

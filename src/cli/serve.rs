@@ -4,7 +4,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::SystemClock;
 use crate::config::{
-    load_trust_anchors, parse_retry_schedule, EuAv, Settings, DEFAULT_LISTEN,
+    load_trust_anchors, parse_retry_schedule, parse_webhook_lease, EuAv, Settings, DEFAULT_LISTEN,
     DEFAULT_RETRY_SCHEDULE,
 };
 use crate::domain::presentation::{parse_wallet_scheme, DEFAULT_WALLET_SCHEME};
@@ -50,6 +50,39 @@ pub struct Args {
     )]
     webhook_retry_schedule: RetrySchedule,
 
+    /// How long a server's claim on a webhook event lasts; if the server dies mid-send,
+    /// another takes the event over after this (at least 11s).
+    #[arg(
+        long,
+        env = "AGEGATE_WEBHOOK_LEASE",
+        default_value = "60s",
+        value_name = "DURATION",
+        value_parser = parse_webhook_lease,
+        hide_short_help = true
+    )]
+    webhook_lease: Duration,
+
+    /// Connections to the database, at most (PostgreSQL).
+    #[arg(
+        long,
+        env = "AGEGATE_DATABASE_POOL_SIZE",
+        default_value_t = store::DbOptions::default().pool_size,
+        value_name = "N",
+        value_parser = parse_pool_size
+    )]
+    database_pool_size: usize,
+
+    /// A database statement running longer is cancelled and its request answers 503
+    /// (PostgreSQL); e.g. 5s, 500ms; 0 for none.
+    #[arg(
+        long,
+        env = "AGEGATE_DATABASE_STATEMENT_TIMEOUT",
+        default_value = "5s",
+        value_name = "DURATION",
+        value_parser = parse_statement_timeout
+    )]
+    database_statement_timeout: Duration,
+
     /// PEM file of the X.509 CA certificates trusted to issue Proof of Age attestations;
     /// set, the gateway verifies visitors with the EU Age Verification app.
     #[arg(long, env = "AGEGATE_EU_AV_TRUST_ANCHORS", value_name = "PATH")]
@@ -68,6 +101,24 @@ pub struct Args {
 
 type RetrySchedule = Vec<Duration>;
 
+fn parse_pool_size(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "'{s}' is not a whole number of connections, 1 or more"
+        )),
+    }
+}
+
+fn parse_statement_timeout(s: &str) -> Result<Duration, String> {
+    let timeout = humantime::parse_duration(s).map_err(|e| format!("'{s}': {e}"))?;
+    // PostgreSQL keeps it in milliseconds as a 32-bit integer.
+    if timeout.as_millis() > i32::MAX as u128 {
+        return Err(format!("'{s}' is longer than PostgreSQL allows (24 days)"));
+    }
+    Ok(timeout)
+}
+
 pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     let eu_av = match &args.eu_av_trust_anchors {
         Some(path) => Some(EuAv {
@@ -79,18 +130,25 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     let anchor_count = eu_av.as_ref().map_or(0, |e| e.trust_anchors.len());
     let settings = Settings {
         eu_av,
+        webhook_lease: args.webhook_lease,
         public_url: args.public_url,
         verifier_token: args.verifier_token.filter(|t| !t.is_empty()),
         allow_private_webhooks: args.allow_private_webhooks,
         webhook_retry_schedule: args.webhook_retry_schedule,
         ..Settings::new(args.listen)
     };
-    let store = store::open(database_url).await.map_err(|e| {
-        anyhow::anyhow!(
-            "cannot open database {}: {e}",
-            store::mask_password(database_url)
-        )
-    })?;
+    let db_options = store::DbOptions {
+        pool_size: args.database_pool_size,
+        statement_timeout: args.database_statement_timeout,
+    };
+    let store = store::open_with(database_url, &db_options)
+        .await
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot open database {}: {e}",
+                store::mask_password(database_url)
+            )
+        })?;
     let app = Application::build(settings, store, Arc::new(SystemClock)).await?;
     let shutdown = CancellationToken::new();
     tokio::spawn(stop_on_signal(shutdown.clone())?);

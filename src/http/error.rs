@@ -109,7 +109,7 @@ impl From<ErrorCode> for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::Closed => ApiError::Unavailable(e),
+            StoreError::Closed | StoreError::Unavailable(_) => ApiError::Unavailable(e),
             other => ApiError::Internal(Box::new(other)),
         }
     }
@@ -189,6 +189,18 @@ mod tests {
             assert!(seen.insert(code.code()), "duplicate {}", code.code());
             assert_eq!(code.code() / 100, code.status().as_u16() as u32);
         }
+    }
+
+    #[test]
+    fn an_unavailable_database_is_503_with_the_error_body() {
+        let e = ApiError::from(StoreError::Unavailable("connection refused".into()));
+        assert_eq!(e.code(), ErrorCode::Unavailable);
+        let r = e.into_response();
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
+        assert_eq!(r.headers()[header::RETRY_AFTER], "1");
+        let e = ApiError::from(StoreError::Corrupt("status".into()));
+        assert_eq!(e.code(), ErrorCode::Internal);
     }
 
     #[test]

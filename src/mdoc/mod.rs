@@ -23,6 +23,8 @@ mod edit_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
+mod received_tests;
+#[cfg(test)]
 mod testkit;
 #[cfg(test)]
 mod tests;
@@ -341,7 +343,8 @@ fn verify_document(
         return Err(E::MalformedDeviceSignature("payload is not detached"));
     }
     let transcript = session_transcript(expected.client_id, expected.nonce, expected.response_uri);
-    let signed = transcript::device_authentication_bytes(&transcript, DOC_TYPE, device_namespaces.bytes());
+    let signed =
+        transcript::device_authentication_bytes(&transcript, DOC_TYPE, device_namespaces.bytes());
     if !device_signature.verify(&mso.device_key, Some(&signed)) {
         return Err(E::DeviceSignatureInvalid);
     }

@@ -218,17 +218,18 @@ mod tests {
         out
     }
 
-    /// RFC 8949 appendix A examples, plus long-form heads, one per major type.
+    /// RFC 8949 appendix A examples and long-form heads, covering every major type.
     #[test]
     fn every_major_type_spans_exactly_one_item() {
-        for item in [
-            "00", "17", "1818", "190100", "1a000f4240", "1b000000e8d4a51000", "20", "3863",
-            "40", "4401020304", "5a0000000101", "60", "6449455446", "7800", "80", "83010203",
-            "9a00000001f6", "a0", "a201020304", "a26161016162820203", "c074323031332d30332d32",
-            "d818456449455446", "d90018d818400", "f4", "f5", "f6", "f7", "f820", "f90000",
-            "fa47c35000", "fb3ff199999999999a", "5f42010243030405ff", "7f657374726561646d696e67ff",
-            "9fff", "9f018202039f0405ffff", "bf61610161629f0203ffff", "c1fb41d452d9ec200000",
-        ] {
+        // Tag 24 written with a two-byte argument around a tag-24 empty bstr: d90018d81840.
+        const ITEMS: &str = "
+            00 17 1818 190100 1a000f4240 1b000000e8d4a51000 20 3863 40 4401020304
+            5a0000000101 60 6449455446 7800 80 83010203 9a00000001f6 a0 a201020304
+            a26161016162820203 c074323031332d30332d32315432303a30343a30305a d818456449455446
+            d90018d81840 f4 f5 f6 f7 f820 f90000 fa47c35000 fb3ff199999999999a
+            5f42010243030405ff 7f657374726561646d696e67ff 9fff 9f018202039f0405ffff
+            bf61610161629f0203ffff c1fb41d452d9ec200000";
+        for item in ITEMS.split_whitespace() {
             let mut bytes = hex(item);
             assert_eq!(Raw::new(&bytes).map(Raw::bytes), Some(&bytes[..]), "{item}");
             // One byte short is never an item; one byte extra is never exactly one.
@@ -240,14 +241,21 @@ mod tests {
 
     #[test]
     fn ill_formed_items_are_refused() {
-        for bad in [
-            "", "1c", "3d", "5e", "ff", "1f", "df00", "5f01ff", "5f5fffff", "7f40ff", "bf01ff",
-            "a1", "81", "9f", "f801", "f818", "5bffffffffffffffff", "9bffffffffffffffff00",
-            "bbffffffffffffffff00", "d8", "c6",
-        ] {
+        assert_eq!(Raw::new(&[]), None);
+        // Reserved heads, misplaced breaks, indefinite integers and tags, mixed or
+        // nested indefinite chunks, odd maps, truncation, low simple values, and
+        // lengths or counts far beyond the input.
+        const BAD: &str = "
+            1c 3d 5e ff 1f df00 5f01ff 5f5fffff 7f40ff bf01ff a1 81 9f f801 f818
+            5bffffffffffffffff 9bffffffffffffffff00 bbffffffffffffffff00 d8 c6";
+        for bad in BAD.split_whitespace() {
             assert_eq!(Raw::new(&hex(bad)), None, "{bad}");
         }
-        for deep in [vec![0x81u8; 10_000], vec![0xc6u8; 10_000], vec![0x9fu8; 10_000]] {
+        for deep in [
+            vec![0x81u8; 10_000],
+            vec![0xc6u8; 10_000],
+            vec![0x9fu8; 10_000],
+        ] {
             let mut bytes = deep;
             bytes.push(0);
             assert_eq!(Raw::new(&bytes), None);
@@ -270,7 +278,10 @@ mod tests {
         assert_eq!(a.map_entries(), None);
         // An indefinite-length text key matches as the decoder reads it.
         let bytes = hex("bf 7f61616162ff 01 ff");
-        assert_eq!(Raw::new(&bytes).and_then(|r| r.get("ab")), Some(Raw(&[0x01])));
+        assert_eq!(
+            Raw::new(&bytes).and_then(|r| r.get("ab")),
+            Some(Raw(&[0x01]))
+        );
     }
 
     #[test]

@@ -39,6 +39,32 @@ pub fn tag24(bytes: Vec<u8>) -> Value {
     Value::Tag(24, Box::new(Value::Bytes(bytes)))
 }
 
+/// `#6.24(bstr)` around `content` with a non-preferred 4-byte bstr length (`5a`):
+/// valid CBOR that a re-encoding verifier would hash differently.
+pub fn long_tag24(content: &[u8]) -> Vec<u8> {
+    let mut out = vec![0xd8, 0x18, 0x5a];
+    out.extend_from_slice(&(content.len() as u32).to_be_bytes());
+    out.extend_from_slice(content);
+    out
+}
+
+/// Replaces the one occurrence of `from` in `bytes` with `to`.
+pub fn splice(bytes: &mut Vec<u8>, from: &[u8], to: &[u8]) {
+    let at: Vec<usize> = (0..bytes.len())
+        .filter(|&i| bytes[i..].starts_with(from))
+        .collect();
+    assert_eq!(at.len(), 1, "splice needs exactly one occurrence");
+    bytes.splice(at[0]..at[0] + from.len(), to.iter().copied());
+}
+
+/// The `"nameSpaces"` key followed by the encoded DeviceNameSpacesBytes, as it appears
+/// in deviceSigned (issuerSigned's nameSpaces is a map, never `#6.24`).
+pub fn device_namespaces_entry(item: &[u8]) -> Vec<u8> {
+    let mut out = enc(&text("nameSpaces"));
+    out.extend_from_slice(item);
+    out
+}
+
 fn text(s: &str) -> Value {
     Value::Text(s.into())
 }
@@ -116,6 +142,10 @@ pub struct Mint {
     pub x5chain_as_array: bool,
     /// deviceMac instead of deviceSignature.
     pub device_mac: bool,
+    /// The first item is sent (and hashed) with a 4-byte bstr length head.
+    pub long_item_header: bool,
+    /// DeviceNameSpacesBytes is sent (and signed) with a 4-byte bstr length head.
+    pub long_device_ns_header: bool,
 }
 
 impl Default for Mint {
@@ -134,6 +164,8 @@ impl Default for Mint {
             response_uri: RESPONSE_URI.into(),
             x5chain_as_array: false,
             device_mac: false,
+            long_item_header: false,
+            long_device_ns_header: false,
         }
     }
 }
@@ -147,7 +179,7 @@ fn sig_structure(protected: &[u8], payload: &[u8]) -> Vec<u8> {
     ]))
 }
 
-fn item(digest_id: u64, name: &str, value: Value) -> Vec<u8> {
+pub fn item(digest_id: u64, name: &str, value: Value) -> Vec<u8> {
     enc(&map(vec![
         ("digestID", Value::from(digest_id)),
         ("random", Value::Bytes(vec![digest_id as u8; 16])),
@@ -180,12 +212,19 @@ impl Mint {
                 .map(|(i, ((name, _), v))| tag24(item(i as u64 + 7, name, v.clone())))
                 .collect(),
         };
-        // The digest covers the whole encoded #6.24(bstr) item.
+        // The digest covers the whole encoded #6.24(bstr) item, as it will be sent.
+        let sent_item = |i: usize, bytes: &[u8]| {
+            if i == 0 && self.long_item_header {
+                long_tag24(bytes)
+            } else {
+                enc(&tag24(bytes.to_vec()))
+            }
+        };
         let digests: Vec<(Value, Value)> = signed_items
             .iter()
             .enumerate()
             .map(|(i, bytes)| {
-                let d = Sha256::digest(enc(&tag24(bytes.clone()))).to_vec();
+                let d = Sha256::digest(sent_item(i, bytes)).to_vec();
                 (Value::from(i as u64 + 7), Value::Bytes(d))
             })
             .collect();
@@ -259,7 +298,15 @@ impl Mint {
             text(&self.doc_type),
             tag24(device_ns.clone()),
         ]);
-        let device_auth_bytes = enc(&tag24(enc(&device_auth)));
+        // The signed array ends with DeviceNameSpacesBytes: swap in the sent form.
+        let mut device_auth = enc(&device_auth);
+        let preferred_ns = enc(&tag24(device_ns.clone()));
+        if self.long_device_ns_header {
+            assert!(device_auth.ends_with(&preferred_ns));
+            device_auth.truncate(device_auth.len() - preferred_ns.len());
+            device_auth.extend_from_slice(&long_tag24(&device_ns));
+        }
+        let device_auth_bytes = enc(&tag24(device_auth));
         let device_sig: Signature =
             device_key().sign(&sig_structure(&protected, &device_auth_bytes));
         let device_cose = Value::Array(vec![
@@ -289,16 +336,33 @@ impl Mint {
             (
                 "deviceSigned",
                 map(vec![
-                    ("nameSpaces", tag24(device_ns)),
+                    ("nameSpaces", tag24(device_ns.clone())),
                     ("deviceAuth", map(vec![(auth_name, device_cose)])),
                 ]),
             ),
         ]);
-        enc(&map(vec![
+        let mut response = enc(&map(vec![
             ("version", text("1.0")),
             ("documents", Value::Array(vec![document])),
             ("status", Value::from(self.status)),
-        ]))
+        ]));
+        // ciborium writes preferred heads only; the long ones are spliced in after.
+        if self.long_item_header {
+            let first = &signed_items[0];
+            splice(
+                &mut response,
+                &enc(&tag24(first.clone())),
+                &long_tag24(first),
+            );
+        }
+        if self.long_device_ns_header {
+            splice(
+                &mut response,
+                &device_namespaces_entry(&preferred_ns),
+                &device_namespaces_entry(&long_tag24(&device_ns)),
+            );
+        }
+        response
     }
 
     pub fn vp_token(&self, pki: &Pki) -> String {

@@ -1,8 +1,15 @@
 //! Persistence behind one narrow trait. Handlers and commands speak only to [`Store`];
 //! every SQL statement lives in a backend module, so another backend plugs in without
-//! touching them.
+//! touching them. What backends share — row mapping ([`rows`]) and which writes follow
+//! from a change ([`transitions`]) — is written once.
 
+mod error;
+pub mod postgres;
+pub(crate) mod rows;
 pub mod sqlite;
+pub(crate) mod transitions;
+
+pub use error::{describe, StoreError, StoreResult};
 
 use crate::clock::UnixTime;
 use crate::domain::webhook::{DeliveryState, EventType};
@@ -11,26 +18,7 @@ use crate::domain::{
     Status, Username, VerifyMethod, WebhookSecret,
 };
 use std::sync::Arc;
-
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum StoreError {
-    #[error("database error: {0}")]
-    Database(Arc<dyn std::error::Error + Send + Sync>),
-    #[error("the database connection is closed")]
-    Closed,
-    #[error("unsupported database URL: {0}")]
-    UnsupportedUrl(String),
-    #[error("stored data is not valid: {0}")]
-    Corrupt(String),
-}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        StoreError::Database(Arc::new(e))
-    }
-}
-
-pub type StoreResult<T> = Result<T, StoreError>;
+use std::time::Duration;
 
 pub struct NewInvite {
     pub id: InviteId,
@@ -182,6 +170,20 @@ pub enum AfterAttempt {
     Failed,
 }
 
+impl AfterAttempt {
+    /// The event's stored `state`, `next_attempt_ms` and `finished_at` after the attempt.
+    pub fn columns(self, now: UnixTime) -> (DeliveryState, Option<i64>, Option<UnixTime>) {
+        match self {
+            AfterAttempt::Delivered => (DeliveryState::Delivered, None, Some(now)),
+            AfterAttempt::Failed => (DeliveryState::Failed, None, Some(now)),
+            AfterAttempt::RetryAt(ms) => (DeliveryState::Pending, Some(ms), None),
+        }
+    }
+}
+
+/// How long a rotated-out webhook secret keeps signing.
+pub const OLD_SECRET_GRACE_SECS: i64 = 24 * 60 * 60;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttemptRecord {
     pub attempt: usize,
@@ -303,15 +305,38 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<bool>;
 }
 
-/// Opens the backend a database URL names, applying migrations.
+/// How a server uses its database. Both apply to PostgreSQL; the SQLite backend has one
+/// writer and a fixed set of readers, and waits for the file's lock instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbOptions {
+    /// Connections in the pool, at most.
+    pub pool_size: usize,
+    /// A statement running longer is cancelled, and its request answers 503.
+    pub statement_timeout: Duration,
+}
+
+impl Default for DbOptions {
+    fn default() -> Self {
+        Self {
+            pool_size: 16,
+            statement_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Opens the backend a database URL names, with default [`DbOptions`], applying migrations.
 pub async fn open(database_url: &str) -> StoreResult<Arc<dyn Store>> {
+    open_with(database_url, &DbOptions::default()).await
+}
+
+/// Opens the backend a database URL names, applying migrations.
+pub async fn open_with(database_url: &str, options: &DbOptions) -> StoreResult<Arc<dyn Store>> {
     if let Some(path) = sqlite::path_of(database_url) {
         let store = sqlite::SqliteStore::open(path).await?;
         Ok(Arc::new(store))
-    } else if database_url.starts_with("postgres://") || database_url.starts_with("postgresql://") {
-        Err(StoreError::UnsupportedUrl(
-            "PostgreSQL is not supported by this build yet; use sqlite:PATH".into(),
-        ))
+    } else if postgres::is_postgres_url(database_url) {
+        let store = postgres::PostgresStore::open(database_url, options).await?;
+        Ok(Arc::new(store))
     } else {
         Err(StoreError::UnsupportedUrl(format!(
             "'{}' (expected sqlite:PATH or postgres://...)",

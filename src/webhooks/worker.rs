@@ -16,8 +16,11 @@ use crate::clock::Clock;
 use crate::domain::webhook::retry_delay;
 use crate::store::{AfterAttempt, Attempt, DueEvent, Store};
 
-/// Longer than the client's timeout, so a live worker never loses its claim mid-send.
-const LEASE_MS: i64 = 60_000;
+/// How long a claim lasts by default: longer than the client's timeout, so a live
+/// worker never loses its claim mid-send.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+/// The shortest lease allowed: the client's 10 s timeout plus a margin.
+pub const MIN_LEASE: Duration = Duration::from_secs(11);
 const CONCURRENCY: usize = 32;
 
 pub struct Worker {
@@ -30,6 +33,8 @@ pub struct Worker {
     pub wake: Arc<Notify>,
     /// How often to look for due events without being poked (retries, other servers' events).
     pub poll: Duration,
+    /// How long a claim lasts; after it, another worker may take the event over.
+    pub lease: Duration,
 }
 
 impl Worker {
@@ -40,6 +45,7 @@ impl Worker {
         let mut in_flight: JoinSet<Option<i64>> = JoinSet::new();
         // The earliest retry this worker scheduled, so it wakes for it on time.
         let mut next_retry_ms: Option<i64> = None;
+        let lease_ms = i64::try_from(this.lease.as_millis()).unwrap_or(i64::MAX);
         while !shutdown.is_cancelled() {
             let free = permits.available_permits();
             let mut claimed = 0;
@@ -48,7 +54,7 @@ impl Worker {
                 if next_retry_ms.is_some_and(|at| at <= now) {
                     next_retry_ms = None;
                 }
-                match this.store.claim_events(now, LEASE_MS, free).await {
+                match this.store.claim_events(now, lease_ms, free).await {
                     Ok(events) => {
                         claimed = events.len();
                         for event in events {

@@ -78,9 +78,41 @@ pub async fn spawn_beside(other: &TestApp, configure: impl FnOnce(&mut Settings)
     app
 }
 
+/// A server on the database at `db_url` (e.g. a PostgreSQL cluster of the test's own).
+pub async fn spawn_on_url(db_url: String) -> TestApp {
+    spawn_on(tempfile::tempdir().unwrap(), db_url, false, |_| {}).await
+}
+
 async fn spawn(dir: TempDir, real_time: bool, configure: impl FnOnce(&mut Settings)) -> TestApp {
-    let db_url = format!("sqlite:{}", dir.path().join("agegate.db").display());
+    let db_url = TestDb::in_dir(dir.path()).url;
     spawn_on(dir, db_url, real_time, configure).await
+}
+
+/// A fresh, empty database of the backend under test: a SQLite file in a temporary
+/// directory, or (with `AGEGATE_TEST_BACKEND=postgres`) a new database on the suite's
+/// throwaway PostgreSQL cluster.
+#[derive(Debug, Clone)]
+pub struct TestDb {
+    pub url: String,
+    /// The SQLite file, when the backend is SQLite.
+    pub path: Option<PathBuf>,
+}
+
+impl TestDb {
+    pub fn in_dir(dir: &Path) -> Self {
+        if crate::pg::postgres_backend() {
+            Self {
+                url: crate::pg::shared().create_database(),
+                path: None,
+            }
+        } else {
+            let path = dir.join("agegate.db");
+            Self {
+                url: format!("sqlite:{}", path.display()),
+                path: Some(path),
+            }
+        }
+    }
 }
 
 async fn spawn_on(
@@ -250,10 +282,10 @@ pub fn agegate() -> Command {
 }
 
 /// Runs a CLI command to completion: (exit code, stdout, stderr).
-pub fn run_cli(db: &Path, args: &[&str]) -> (i32, String, String) {
+pub fn run_cli(db: &TestDb, args: &[&str]) -> (i32, String, String) {
     let out = agegate()
         .arg("--database-url")
-        .arg(format!("sqlite:{}", db.display()))
+        .arg(&db.url)
         .args(args)
         .output()
         .unwrap();
@@ -265,7 +297,7 @@ pub fn run_cli(db: &Path, args: &[&str]) -> (i32, String, String) {
 }
 
 /// Creates a site through the CLI and returns it.
-pub fn cli_site(db: &Path, extra: &[&str]) -> (TestSite, Value) {
+pub fn cli_site(db: &TestDb, extra: &[&str]) -> (TestSite, Value) {
     let mut args = vec!["site", "create", "--name", "CLI shop", "--json"];
     args.extend_from_slice(extra);
     let (code, stdout, stderr) = run_cli(db, &args);
@@ -290,16 +322,16 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
-    pub fn start(db: &Path, extra: &[&str]) -> Self {
+    pub fn start(db: &TestDb, extra: &[&str]) -> Self {
         Self::start_with_env(db, extra, &[("AGEGATE_LISTEN", "127.0.0.1:0")])
     }
 
     /// `agegate serve` with `extra` flags and environment variables (which must include
     /// a listen address, e.g. `AGEGATE_LISTEN=127.0.0.1:0`).
-    pub fn start_with_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
+    pub fn start_with_env(db: &TestDb, extra: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = agegate()
             .arg("--database-url")
-            .arg(format!("sqlite:{}", db.display()))
+            .arg(&db.url)
             .arg("serve")
             .args(extra)
             .envs(env.iter().copied())
@@ -378,8 +410,9 @@ impl Drop for ServerProcess {
     }
 }
 
-pub fn temp_db() -> (TempDir, PathBuf) {
+/// A fresh database of the backend under test, and the directory that holds it.
+pub fn temp_db() -> (TempDir, TestDb) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("agegate.db");
-    (dir, path)
+    let db = TestDb::in_dir(dir.path());
+    (dir, db)
 }

@@ -39,9 +39,7 @@ fn first_log_line_names_the_address_and_the_database() {
     let (_dir, db) = temp_db();
     let server = ServerProcess::start(&db, &[]);
     assert!(server.first_line.contains("listening on http://127.0.0.1:"));
-    assert!(server
-        .first_line
-        .contains(&format!("sqlite:{}", db.display())));
+    assert!(server.first_line.contains(&db.url));
 }
 
 #[test]
@@ -169,7 +167,7 @@ fn serve_with_anchors(anchors: &std::path::Path) -> (bool, String) {
     let (_dir, db) = temp_db();
     let out = agegate()
         .arg("--database-url")
-        .arg(format!("sqlite:{}", db.display()))
+        .arg(&db.url)
         .args(["serve", "--listen", "127.0.0.1:0", "--eu-av-trust-anchors"])
         .arg(anchors)
         .output()

@@ -41,6 +41,8 @@ struct Shared {
     /// Statuses for the next requests, in order; then `default_status`.
     script: Mutex<VecDeque<u16>>,
     default_status: Mutex<u16>,
+    /// How many of the next requests are held unanswered (as a stuck receiver would).
+    hold: Mutex<usize>,
     arrived: Notify,
 }
 
@@ -72,6 +74,15 @@ impl TestReceiver {
                     at: Instant::now(),
                 });
                 state.arrived.notify_waiters();
+                let held = {
+                    let mut hold = state.hold.lock().unwrap();
+                    let held = *hold > 0;
+                    *hold = hold.saturating_sub(1);
+                    held
+                };
+                if held {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                }
                 let status = state
                     .script
                     .lock()
@@ -104,6 +115,11 @@ impl TestReceiver {
     /// The next requests are answered with these statuses, in order.
     pub fn answer_next(&self, statuses: &[u16]) {
         self.shared.script.lock().unwrap().extend(statuses);
+    }
+
+    /// The next `n` requests are recorded but not answered for a minute.
+    pub fn hold_next(&self, n: usize) {
+        *self.shared.hold.lock().unwrap() += n;
     }
 
     pub fn answer_always(&self, status: u16) {

@@ -1,26 +1,24 @@
 //! The embedded default backend: one SQLite file in WAL mode, `synchronous=FULL` so a
-//! commit is on disk (fsynced) before the request that made it is answered.
+//! commit is on disk (fsynced) before the request that made it is answered. Its SQL is in
+//! the submodules, one per area; rows are read by [`crate::store::rows`].
 
+mod invites;
 mod migrations;
 mod pool;
 mod presentations;
+mod sites;
 mod webhooks;
 
+use super::rows::Columns;
 use super::{
-    AfterAttempt, AnswerOutcome, Attempt, CredentialInfo, CredentialRecord, DueEvent, EventRecord,
-    GatewayInvite, NewCredential, NewInvite, NewSite, RevokeOutcome, SiteRecord, SiteUpdate, Store,
+    AfterAttempt, AnswerOutcome, Attempt, CredentialRecord, DueEvent, EventRecord, GatewayInvite,
+    InviteRecord, NewCredential, NewInvite, NewSite, RevokeOutcome, SiteRecord, SiteUpdate, Store,
     StoreError, StoreResult, VerifyOutcome,
 };
 use crate::clock::UnixTime;
-use crate::domain::invite::{self, VerifyTransition};
-use crate::domain::webhook::EventType;
-use crate::domain::{
-    InviteId, MinAge, PasswordDigest, PresentationRequest, SiteId, Status, VerifyMethod,
-    WebhookSecret,
-};
-use crate::store::InviteRecord;
+use crate::domain::{InviteId, PresentationRequest, SiteId, VerifyMethod, WebhookSecret};
 use pool::Pool;
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row};
+use rusqlite::{Connection, OpenFlags, Params};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -82,163 +80,35 @@ fn connect(path: &Path, read_only: bool) -> StoreResult<Connection> {
     Ok(conn)
 }
 
-fn site_id_column(row: &Row<'_>, idx: usize) -> rusqlite::Result<SiteId> {
-    let s: String = row.get(idx)?;
-    SiteId::parse(&s).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
-    })
-}
-
-fn status_column(row: &Row<'_>, idx: usize) -> rusqlite::Result<Status> {
-    let s: String = row.get(idx)?;
-    Status::parse(&s).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            idx,
-            rusqlite::types::Type::Text,
-            format!("unknown status '{s}'").into(),
-        )
-    })
-}
-
-const INVITE_COLUMNS: &str = "invite_id, site_id, custom_id, status, expires_at, verified_method";
-
-fn min_age_column(row: &Row<'_>, idx: usize) -> rusqlite::Result<MinAge> {
-    MinAge::new(row.get(idx)?).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            idx,
-            rusqlite::types::Type::Integer,
-            "minimum age out of range".into(),
-        )
-    })
-}
-
-fn method_column(row: &Row<'_>, idx: usize) -> rusqlite::Result<Option<VerifyMethod>> {
-    let s: Option<String> = row.get(idx)?;
-    s.map(|s| {
-        VerifyMethod::parse(&s).ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(
-                idx,
-                rusqlite::types::Type::Text,
-                format!("unknown verification method '{s}'").into(),
-            )
-        })
-    })
-    .transpose()
-}
-
-fn invite_row(row: &Row<'_>) -> rusqlite::Result<InviteRecord> {
-    let id: String = row.get(0)?;
-    Ok(InviteRecord {
-        id: InviteId::parse(&id).ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(
-                0,
-                rusqlite::types::Type::Text,
-                "malformed invite id".into(),
-            )
-        })?,
-        site_id: site_id_column(row, 1)?,
-        custom_id: row.get(2)?,
-        stored_status: status_column(row, 3)?,
-        expires_at: row.get(4)?,
-        method: method_column(row, 5)?,
-    })
-}
-
-fn load_site(conn: &Connection, id: SiteId) -> StoreResult<Option<SiteRecord>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age
-         FROM sites WHERE site_id = ?1",
-    )?;
-    let site = stmt
-        .query_row([id.to_string()], |row| {
-            Ok(SiteRecord {
-                id: site_id_column(row, 0)?,
-                name: row.get(1)?,
-                redirect_url: row.get(2)?,
-                webhook_url: row.get(3)?,
-                sandbox: row.get(4)?,
-                created_at: row.get(5)?,
-                min_age: min_age_column(row, 6)?,
-                credentials: Vec::new(),
-            })
-        })
-        .optional()?;
-    let Some(mut site) = site else {
-        return Ok(None);
-    };
-    let mut stmt = conn.prepare_cached(
-        "SELECT username, created_at, revoked_at FROM credentials
-         WHERE site_id = ?1 ORDER BY created_at, username",
-    )?;
-    site.credentials = stmt
-        .query_map([id.to_string()], |row| {
-            Ok(CredentialInfo {
-                username: row.get(0)?,
-                created_at: row.get(1)?,
-                revoked_at: row.get(2)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(Some(site))
-}
-
-fn site_exists(conn: &Connection, id: SiteId) -> StoreResult<bool> {
-    let mut stmt = conn.prepare_cached("SELECT 1 FROM sites WHERE site_id = ?1")?;
-    Ok(stmt.exists([id.to_string()])?)
-}
-
-fn insert_credential(conn: &Connection, site: SiteId, c: &NewCredential) -> StoreResult<()> {
-    conn.prepare_cached(
-        "INSERT INTO credentials (username, site_id, password_digest, created_at)
-         VALUES (?1, ?2, ?3, ?4)",
-    )?
-    .execute(params![
-        c.username.as_str(),
-        site.to_string(),
-        &c.digest.0[..],
-        c.created_at
-    ])?;
-    Ok(())
-}
-
-/// The verification rule applied inside the caller's transaction: a pending invite
-/// becomes verified by `method`, with its `invite.verified` event.
-fn verify_in(
+/// The first row `sql` yields, read by `map`.
+fn one<T>(
     conn: &Connection,
-    id: &InviteId,
-    method: VerifyMethod,
-    now: UnixTime,
-) -> StoreResult<VerifyOutcome> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {INVITE_COLUMNS} FROM invites WHERE invite_id = ?1"
-    ))?;
-    let Some(mut record) = stmt.query_row([id.as_str()], invite_row).optional()? else {
-        return Ok(VerifyOutcome::NotFound);
-    };
-    match invite::verify(record.status_at(now)) {
-        Err(invite::VerifyError::Expired) => Ok(VerifyOutcome::Expired),
-        Ok(VerifyTransition::AlreadyVerified) => Ok(VerifyOutcome::AlreadyVerified(record)),
-        Ok(VerifyTransition::Verify) => {
-            conn.prepare_cached(
-                "UPDATE invites SET status = 'verified', verified_at = ?2, verified_method = ?3
-                 WHERE invite_id = ?1",
-            )?
-            .execute(params![id.as_str(), now, method.as_str()])?;
-            webhooks::record_event(conn, record.site_id, id, EventType::InviteVerified, now)?;
-            record.stored_status = Status::Verified;
-            record.method = Some(method);
-            Ok(VerifyOutcome::Verified(record))
-        }
+    sql: &str,
+    params: impl Params,
+    map: impl FnOnce(&dyn Columns) -> StoreResult<T>,
+) -> StoreResult<Option<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query(params)?;
+    match rows.next()? {
+        Some(row) => map(row).map(Some),
+        None => Ok(None),
     }
 }
 
-/// An invite's status at `now`, if it exists.
-fn invite_status(conn: &Connection, id: &InviteId, now: UnixTime) -> StoreResult<Option<Status>> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {INVITE_COLUMNS} FROM invites WHERE invite_id = ?1"
-    ))?;
-    let record = stmt.query_row([id.as_str()], invite_row).optional()?;
-    Ok(record.map(|r| r.status_at(now)))
+/// Every row `sql` yields, each read by `map`.
+fn all<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl Params,
+    mut map: impl FnMut(&dyn Columns) -> StoreResult<T>,
+) -> StoreResult<Vec<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query(params)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(map(row)?);
+    }
+    Ok(out)
 }
 
 #[async_trait::async_trait]
@@ -252,61 +122,20 @@ impl Store for SqliteStore {
     async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>> {
         let username = username.to_owned();
         self.pool
-            .read(move |conn| {
-                let mut stmt = conn.prepare_cached(
-                    "SELECT site_id, password_digest, revoked_at IS NOT NULL
-                     FROM credentials WHERE username = ?1",
-                )?;
-                let row = stmt
-                    .query_row([&username], |row| {
-                        let digest: Vec<u8> = row.get(1)?;
-                        Ok((site_id_column(row, 0)?, digest, row.get::<_, bool>(2)?))
-                    })
-                    .optional()?;
-                row.map(|(site_id, digest, revoked)| {
-                    let digest = PasswordDigest::from_slice(&digest)
-                        .ok_or_else(|| StoreError::Corrupt("password digest length".into()))?;
-                    Ok(CredentialRecord {
-                        site_id,
-                        digest,
-                        revoked,
-                    })
-                })
-                .transpose()
-            })
+            .read(move |conn| sites::credential(conn, &username))
             .await
     }
 
     async fn insert_invite(&self, invite: NewInvite) -> StoreResult<()> {
         self.pool
-            .write(move |conn| {
-                conn.prepare_cached(
-                    "INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at)
-                     VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
-                )?
-                .execute(params![
-                    invite.id.as_str(),
-                    invite.site_id.to_string(),
-                    invite.custom_id.as_ref().map(|c| c.as_str()),
-                    invite.created_at,
-                    invite.expires_at
-                ])?;
-                Ok(())
-            })
+            .write(move |conn| invites::insert(conn, &invite))
             .await
     }
 
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>> {
         let id = id.clone();
         self.pool
-            .read(move |conn| {
-                let mut stmt = conn.prepare_cached(&format!(
-                    "SELECT {INVITE_COLUMNS} FROM invites WHERE invite_id = ?1 AND site_id = ?2"
-                ))?;
-                Ok(stmt
-                    .query_row(params![id.as_str(), site.to_string()], invite_row)
-                    .optional()?)
-            })
+            .read(move |conn| invites::of_site(conn, site, &id))
             .await
     }
 
@@ -318,32 +147,14 @@ impl Store for SqliteStore {
     ) -> StoreResult<VerifyOutcome> {
         let id = id.clone();
         self.pool
-            .write(move |conn| verify_in(conn, &id, method, now))
+            .write(move |conn| invites::verify(conn, &id, method, now))
             .await
     }
 
     async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>> {
         let id = id.clone();
         self.pool
-            .read(move |conn| {
-                let mut stmt = conn.prepare_cached(
-                    "SELECT i.invite_id, i.site_id, i.custom_id, i.status, i.expires_at,
-                            i.verified_method, s.name, s.redirect_url, s.sandbox, s.min_age
-                     FROM invites i JOIN sites s ON s.site_id = i.site_id
-                     WHERE i.invite_id = ?1",
-                )?;
-                Ok(stmt
-                    .query_row([id.as_str()], |row| {
-                        Ok(GatewayInvite {
-                            invite: invite_row(row)?,
-                            site_name: row.get(6)?,
-                            redirect_url: row.get(7)?,
-                            sandbox: row.get(8)?,
-                            min_age: min_age_column(row, 9)?,
-                        })
-                    })
-                    .optional()?)
-            })
+            .read(move |conn| invites::gateway(conn, &id))
             .await
     }
 
@@ -437,93 +248,27 @@ impl Store for SqliteStore {
 
     async fn create_site(&self, site: NewSite) -> StoreResult<()> {
         self.pool
-            .write(move |conn| {
-                conn.prepare_cached(
-                    "INSERT INTO sites (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                )?
-                .execute(params![
-                    site.id.to_string(),
-                    site.name.as_str(),
-                    site.redirect_url.as_ref().map(|u| u.as_str()),
-                    site.webhook_url.as_ref().map(|u| u.as_str()),
-                    site.sandbox,
-                    site.created_at,
-                    site.min_age.get()
-                ])?;
-                insert_credential(conn, site.id, &site.credential)?;
-                conn.prepare_cached(
-                    "INSERT INTO webhook_secrets (site_id, secret, created_at) VALUES (?1, ?2, ?3)",
-                )?
-                .execute(params![
-                    site.id.to_string(),
-                    site.webhook_secret.expose(),
-                    site.created_at
-                ])?;
-                Ok(())
-            })
+            .write(move |conn| sites::create(conn, &site))
             .await
     }
 
     async fn sites(&self) -> StoreResult<Vec<SiteRecord>> {
-        self.pool
-            .read(|conn| {
-                let mut stmt =
-                    conn.prepare_cached("SELECT site_id FROM sites ORDER BY created_at, site_id")?;
-                let ids = stmt
-                    .query_map([], |row| site_id_column(row, 0))?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                let mut sites = Vec::with_capacity(ids.len());
-                for id in ids {
-                    sites.extend(load_site(conn, id)?);
-                }
-                Ok(sites)
-            })
-            .await
+        self.pool.read(sites::list).await
     }
 
     async fn site(&self, id: SiteId) -> StoreResult<Option<SiteRecord>> {
-        self.pool.read(move |conn| load_site(conn, id)).await
+        self.pool.read(move |conn| sites::load(conn, id)).await
     }
 
     async fn update_site(&self, id: SiteId, update: SiteUpdate) -> StoreResult<bool> {
         self.pool
-            .write(move |conn| {
-                if !site_exists(conn, id)? {
-                    return Ok(false);
-                }
-                if let Some(url) = update.redirect_url {
-                    conn.execute(
-                        "UPDATE sites SET redirect_url = ?2 WHERE site_id = ?1",
-                        params![id.to_string(), url.as_ref().map(|u| u.as_str())],
-                    )?;
-                }
-                if let Some(url) = update.webhook_url {
-                    conn.execute(
-                        "UPDATE sites SET webhook_url = ?2 WHERE site_id = ?1",
-                        params![id.to_string(), url.as_ref().map(|u| u.as_str())],
-                    )?;
-                }
-                if let Some(min_age) = update.min_age {
-                    conn.execute(
-                        "UPDATE sites SET min_age = ?2 WHERE site_id = ?1",
-                        params![id.to_string(), min_age.get()],
-                    )?;
-                }
-                Ok(true)
-            })
+            .write(move |conn| sites::update(conn, id, &update))
             .await
     }
 
     async fn add_credential(&self, site: SiteId, credential: NewCredential) -> StoreResult<bool> {
         self.pool
-            .write(move |conn| {
-                if !site_exists(conn, site)? {
-                    return Ok(false);
-                }
-                insert_credential(conn, site, &credential)?;
-                Ok(true)
-            })
+            .write(move |conn| sites::add_credential(conn, site, &credential))
             .await
     }
 
@@ -535,26 +280,7 @@ impl Store for SqliteStore {
     ) -> StoreResult<RevokeOutcome> {
         let username = username.to_owned();
         self.pool
-            .write(move |conn| {
-                let revoked_at: Option<Option<UnixTime>> = conn
-                    .query_row(
-                        "SELECT revoked_at FROM credentials WHERE username = ?1 AND site_id = ?2",
-                        params![username, site.to_string()],
-                        |row| row.get(0),
-                    )
-                    .optional()?;
-                match revoked_at {
-                    None => Ok(RevokeOutcome::NotFound),
-                    Some(Some(_)) => Ok(RevokeOutcome::AlreadyRevoked),
-                    Some(None) => {
-                        conn.execute(
-                            "UPDATE credentials SET revoked_at = ?2 WHERE username = ?1",
-                            params![username, now],
-                        )?;
-                        Ok(RevokeOutcome::Revoked)
-                    }
-                }
-            })
+            .write(move |conn| sites::revoke(conn, site, &username, now))
             .await
     }
 
@@ -565,21 +291,7 @@ impl Store for SqliteStore {
         now: UnixTime,
     ) -> StoreResult<bool> {
         self.pool
-            .write(move |conn| {
-                if !site_exists(conn, site)? {
-                    return Ok(false);
-                }
-                conn.execute(
-                    "UPDATE webhook_secrets SET retired_at = ?2
-                     WHERE site_id = ?1 AND retired_at IS NULL",
-                    params![site.to_string(), now],
-                )?;
-                conn.execute(
-                    "INSERT INTO webhook_secrets (site_id, secret, created_at) VALUES (?1, ?2, ?3)",
-                    params![site.to_string(), secret.expose(), now],
-                )?;
-                Ok(true)
-            })
+            .write(move |conn| sites::rotate_secret(conn, site, &secret, now))
             .await
     }
 }

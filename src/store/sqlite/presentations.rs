@@ -1,47 +1,40 @@
 //! SQL of the OpenID4VP presentation requests (interface §7). Every function runs
 //! inside the caller's transaction.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection};
 
-use super::{min_age_column, verify_in};
+use super::{invites, one};
 use crate::clock::UnixTime;
-use crate::domain::{InviteId, PresentationRequest, VerifyMethod};
-use crate::store::{AnswerOutcome, StoreResult, VerifyOutcome};
-
-const COLUMNS: &str = "state, nonce, min_age, created_at, expires_at, answered_at";
-
-fn request_row(row: &Row<'_>) -> rusqlite::Result<PresentationRequest> {
-    Ok(PresentationRequest {
-        state: row.get(0)?,
-        nonce: row.get(1)?,
-        min_age: min_age_column(row, 2)?,
-        created_at: row.get(3)?,
-        expires_at: row.get(4)?,
-        answered_at: row.get(5)?,
-    })
-}
+use crate::domain::{InviteId, PresentationRequest};
+use crate::store::rows::{self, REQUEST_COLUMNS};
+use crate::store::transitions::{self, AnswerStep};
+use crate::store::{AnswerOutcome, StoreResult};
 
 pub fn live(
     conn: &Connection,
     invite: &InviteId,
     now: UnixTime,
 ) -> StoreResult<Option<PresentationRequest>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM presentation_requests
-             WHERE invite_id = ?1 AND expires_at > ?2 AND answered_at IS NULL
-             ORDER BY created_at DESC LIMIT 1"
-        ))?
-        .query_row(params![invite.as_str(), now], request_row)
-        .optional()?)
+    let sql = format!(
+        "SELECT {REQUEST_COLUMNS} FROM presentation_requests
+         WHERE invite_id = ?1 AND expires_at > ?2 AND answered_at IS NULL
+         ORDER BY created_at DESC LIMIT 1"
+    );
+    one(
+        conn,
+        &sql,
+        params![invite.as_str(), now],
+        rows::presentation_request,
+    )
 }
 
+/// The single writer serializes this with every other open of the same invite, so two
+/// first visits at once see one request.
 pub fn open(
     conn: &Connection,
     invite: &InviteId,
     fresh: PresentationRequest,
 ) -> StoreResult<PresentationRequest> {
-    // Two first visits at once must not show two different requests.
     if let Some(existing) = live(conn, invite, fresh.created_at)? {
         return Ok(existing);
     }
@@ -72,12 +65,15 @@ pub fn by_state(
     invite: &InviteId,
     state: &str,
 ) -> StoreResult<Option<PresentationRequest>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM presentation_requests WHERE state = ?1 AND invite_id = ?2"
-        ))?
-        .query_row(params![state, invite.as_str()], request_row)
-        .optional()?)
+    let sql = format!(
+        "SELECT {REQUEST_COLUMNS} FROM presentation_requests WHERE state = ?1 AND invite_id = ?2"
+    );
+    one(
+        conn,
+        &sql,
+        params![state, invite.as_str()],
+        rows::presentation_request,
+    )
 }
 
 pub fn answer(
@@ -86,25 +82,18 @@ pub fn answer(
     state: &str,
     now: UnixTime,
 ) -> StoreResult<AnswerOutcome> {
-    let live = by_state(conn, invite, state)?.is_some_and(|r| r.is_live(now));
-    // The invite's own state decides first: unknown → 404, expired → 409.
-    let outcome = if live {
-        verify_in(conn, invite, VerifyMethod::EuAv, now)?
-    } else {
-        match super::invite_status(conn, invite, now)? {
-            None => return Ok(AnswerOutcome::NotFound),
-            Some(crate::domain::Status::Expired) => return Ok(AnswerOutcome::Expired),
-            Some(_) => return Ok(AnswerOutcome::NotLive),
+    let request = by_state(conn, invite, state)?;
+    let step = transitions::answer(invites::by_id(conn, invite)?, request.as_ref(), now);
+    let outcome = match step {
+        AnswerStep::Done(outcome) => return Ok(outcome),
+        AnswerStep::MarkAnswered(outcome) => outcome,
+        AnswerStep::VerifyAndMark(record) => {
+            invites::write_verified(conn, &record, now)?;
+            AnswerOutcome::Verified(record)
         }
-    };
-    let answered = match outcome {
-        VerifyOutcome::NotFound => return Ok(AnswerOutcome::NotFound),
-        VerifyOutcome::Expired => return Ok(AnswerOutcome::Expired),
-        VerifyOutcome::Verified(r) => AnswerOutcome::Verified(r),
-        VerifyOutcome::AlreadyVerified(r) => AnswerOutcome::AlreadyVerified(r),
     };
     // Single use: a replay of this state is refused from now on.
     conn.prepare_cached("UPDATE presentation_requests SET answered_at = ?2 WHERE state = ?1")?
         .execute(params![state, now])?;
-    Ok(answered)
+    Ok(outcome)
 }

@@ -1,0 +1,297 @@
+//! PostgreSQL, for several stateless nodes on one database. Same observable behaviour as
+//! the SQLite backend; what SQLite gets from its single writer, this gets from row locks:
+//! a change reads its rows `FOR UPDATE` inside a transaction (always the invite first, so
+//! two changes never wait on each other in a cycle), and work that nodes share out —
+//! webhook claims, the expiry sweep — takes rows `FOR UPDATE SKIP LOCKED`, so each row
+//! goes to one node. Reads and the hot paths are single prepared statements.
+//!
+//! Connections are plain TCP (`NoTls`): run it on a trusted network or a local socket
+//! proxy; a URL that demands TLS (`sslmode=require`) is refused when connecting.
+
+mod errors;
+mod invites;
+mod migrations;
+mod presentations;
+mod sites;
+mod webhooks;
+
+use std::time::Duration;
+
+use deadpool_postgres::{
+    ClientWrapper, GenericClient, Hook, HookError, Manager, ManagerConfig, Object, Pool,
+    RecyclingMethod, Runtime,
+};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::NoTls;
+
+use super::rows::Columns;
+use super::{
+    describe, AfterAttempt, AnswerOutcome, Attempt, CredentialRecord, DbOptions, DueEvent,
+    EventRecord, GatewayInvite, InviteRecord, NewCredential, NewInvite, NewSite, RevokeOutcome,
+    SiteRecord, SiteUpdate, Store, StoreError, StoreResult, VerifyOutcome,
+};
+use crate::clock::UnixTime;
+use crate::domain::{InviteId, PresentationRequest, SiteId, VerifyMethod, WebhookSecret};
+
+/// How long to wait for a connection (a new one, or a free one from the pool): short, so
+/// requests fail fast with 503 while PostgreSQL is away instead of piling up.
+const CONNECTION_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Idle time before TCP keepalive probes start, so a silently dropped connection is
+/// noticed in about a minute rather than the system's two hours.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+
+pub fn is_postgres_url(database_url: &str) -> bool {
+    database_url.starts_with("postgres://") || database_url.starts_with("postgresql://")
+}
+
+pub struct PostgresStore {
+    pool: Pool,
+}
+
+impl PostgresStore {
+    /// Connects (failing within a few seconds if PostgreSQL does not answer) and migrates.
+    pub async fn open(database_url: &str, options: &DbOptions) -> StoreResult<Self> {
+        let store = Self {
+            pool: pool(database_url, options)?,
+        };
+        let mut client = store.client().await?;
+        migrations::apply(&mut client).await?;
+        Ok(store)
+    }
+
+    async fn client(&self) -> StoreResult<Object> {
+        Ok(self.pool.get().await?)
+    }
+}
+
+fn pool(database_url: &str, options: &DbOptions) -> StoreResult<Pool> {
+    let mut config: tokio_postgres::Config = database_url
+        .parse()
+        .map_err(|e: tokio_postgres::Error| StoreError::UnsupportedUrl(describe(&e)))?;
+    config.connect_timeout(CONNECTION_TIMEOUT);
+    config.keepalives_idle(KEEPALIVE_IDLE);
+    if config.get_application_name().is_none() {
+        config.application_name("agegate");
+    }
+    let manager = Manager::from_config(
+        config,
+        NoTls,
+        // `Fast` only checks that a connection is open: no round trip per checkout. A
+        // connection PostgreSQL dropped is closed on its first failed use and replaced.
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    // Set on every connection the pool makes, new or re-made after PostgreSQL comes back.
+    // A SET rather than a start-up option, which poolers such as PgBouncer refuse.
+    let set_timeout = format!(
+        "SET statement_timeout = {}",
+        options.statement_timeout.as_millis()
+    );
+    let post_create = Hook::async_fn(move |client: &mut ClientWrapper, _| {
+        let sql = set_timeout.clone();
+        Box::pin(async move { client.batch_execute(&sql).await.map_err(HookError::Backend) })
+    });
+    Pool::builder(manager)
+        .max_size(options.pool_size.max(1))
+        .post_create(post_create)
+        .runtime(Runtime::Tokio1)
+        .wait_timeout(Some(CONNECTION_TIMEOUT))
+        .create_timeout(Some(CONNECTION_TIMEOUT))
+        .recycle_timeout(Some(CONNECTION_TIMEOUT))
+        .build()
+        .map_err(|e| StoreError::database(&e))
+}
+
+type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+
+/// The first row `sql` yields, read by `map`.
+async fn one<T>(
+    client: &impl GenericClient,
+    sql: &str,
+    params: Params<'_>,
+    map: impl FnOnce(&dyn Columns) -> StoreResult<T>,
+) -> StoreResult<Option<T>> {
+    let statement = client.prepare_cached(sql).await?;
+    match client.query_opt(&statement, params).await? {
+        Some(row) => map(&row).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Every row `sql` yields, each read by `map`.
+async fn all<T>(
+    client: &impl GenericClient,
+    sql: &str,
+    params: Params<'_>,
+    map: impl FnMut(&dyn Columns) -> StoreResult<T>,
+) -> StoreResult<Vec<T>> {
+    let statement = client.prepare_cached(sql).await?;
+    let rows = client.query(&statement, params).await?;
+    rows.iter()
+        .map(|row| row as &dyn Columns)
+        .map(map)
+        .collect()
+}
+
+/// Runs `sql`; returns how many rows it changed.
+async fn execute(client: &impl GenericClient, sql: &str, params: Params<'_>) -> StoreResult<u64> {
+    let statement = client.prepare_cached(sql).await?;
+    Ok(client.execute(&statement, params).await?)
+}
+
+/// Whether `key` may name a stored TEXT value. TEXT cannot hold U+0000, and a query with
+/// it fails; a key from outside (a username, a `state`) that holds one names nothing.
+fn may_be_stored(key: &str) -> bool {
+    !key.contains('\0')
+}
+
+/// A count or limit as PostgreSQL's BIGINT.
+fn bigint(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+#[async_trait::async_trait]
+impl Store for PostgresStore {
+    async fn ping(&self) -> StoreResult<()> {
+        // A standby or a read-only server answers reads but no request that writes; say
+        // so, and a load balancer stops sending this node what it cannot serve.
+        let client = self.client().await?;
+        let sql =
+            "SELECT current_setting('transaction_read_only') = 'off' AND NOT pg_is_in_recovery()";
+        match one(&client, sql, &[], |row| row.boolean(0)).await? {
+            Some(true) => Ok(()),
+            _ => Err(StoreError::Unavailable(
+                "the database accepts no writes (read-only or a standby)".into(),
+            )),
+        }
+    }
+
+    async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>> {
+        sites::credential(&self.client().await?, username).await
+    }
+
+    async fn insert_invite(&self, invite: NewInvite) -> StoreResult<()> {
+        invites::insert(&self.client().await?, &invite).await
+    }
+
+    async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>> {
+        invites::of_site(&self.client().await?, site, id).await
+    }
+
+    async fn verify_invite(
+        &self,
+        id: &InviteId,
+        method: VerifyMethod,
+        now: UnixTime,
+    ) -> StoreResult<VerifyOutcome> {
+        invites::verify(&mut self.client().await?, id, method, now).await
+    }
+
+    async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>> {
+        invites::gateway(&self.client().await?, id).await
+    }
+
+    async fn live_request(
+        &self,
+        invite: &InviteId,
+        now: UnixTime,
+    ) -> StoreResult<Option<PresentationRequest>> {
+        presentations::live(&self.client().await?, invite, now).await
+    }
+
+    async fn open_request(
+        &self,
+        invite: &InviteId,
+        fresh: PresentationRequest,
+    ) -> StoreResult<PresentationRequest> {
+        presentations::open(&mut self.client().await?, invite, fresh).await
+    }
+
+    async fn request(
+        &self,
+        invite: &InviteId,
+        state: &str,
+    ) -> StoreResult<Option<PresentationRequest>> {
+        presentations::by_state(&self.client().await?, invite, state).await
+    }
+
+    async fn answer_request(
+        &self,
+        invite: &InviteId,
+        state: &str,
+        now: UnixTime,
+    ) -> StoreResult<AnswerOutcome> {
+        presentations::answer(&mut self.client().await?, invite, state, now).await
+    }
+
+    async fn expire_due(&self, now: UnixTime, limit: usize) -> StoreResult<usize> {
+        webhooks::expire_due(&mut self.client().await?, now, limit).await
+    }
+
+    async fn claim_events(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<DueEvent>> {
+        webhooks::claim(&self.client().await?, now_ms, lease_ms, limit).await
+    }
+
+    async fn finish_attempt(
+        &self,
+        event_id: &str,
+        attempt: Attempt,
+        after: AfterAttempt,
+        now: UnixTime,
+    ) -> StoreResult<()> {
+        webhooks::finish_attempt(&self.client().await?, event_id, &attempt, after, now).await
+    }
+
+    async fn deliveries(&self, site: SiteId, limit: usize) -> StoreResult<Vec<EventRecord>> {
+        webhooks::deliveries(&self.client().await?, site, limit).await
+    }
+
+    async fn redeliver(&self, event_id: &str, now_ms: i64) -> StoreResult<bool> {
+        webhooks::redeliver(&self.client().await?, event_id, now_ms).await
+    }
+
+    async fn create_site(&self, site: NewSite) -> StoreResult<()> {
+        sites::create(&mut self.client().await?, &site).await
+    }
+
+    async fn sites(&self) -> StoreResult<Vec<SiteRecord>> {
+        sites::list(&self.client().await?).await
+    }
+
+    async fn site(&self, id: SiteId) -> StoreResult<Option<SiteRecord>> {
+        sites::load(&self.client().await?, id).await
+    }
+
+    async fn update_site(&self, id: SiteId, update: SiteUpdate) -> StoreResult<bool> {
+        sites::update(&self.client().await?, id, &update).await
+    }
+
+    async fn add_credential(&self, site: SiteId, credential: NewCredential) -> StoreResult<bool> {
+        sites::add_credential(&self.client().await?, site, &credential).await
+    }
+
+    async fn revoke_credential(
+        &self,
+        site: SiteId,
+        username: &str,
+        now: UnixTime,
+    ) -> StoreResult<RevokeOutcome> {
+        sites::revoke(&mut self.client().await?, site, username, now).await
+    }
+
+    async fn rotate_webhook_secret(
+        &self,
+        site: SiteId,
+        secret: WebhookSecret,
+        now: UnixTime,
+    ) -> StoreResult<bool> {
+        sites::rotate_secret(&mut self.client().await?, site, &secret, now).await
+    }
+}

@@ -1,0 +1,135 @@
+//! SQL of the OpenID4VP presentation requests (interface §7). A request made on one node
+//! can be shown again and answered on any other.
+
+use deadpool_postgres::{GenericClient, Object};
+
+use super::{execute, invites, may_be_stored, one};
+use crate::clock::UnixTime;
+use crate::domain::{InviteId, PresentationRequest};
+use crate::store::rows::{self, REQUEST_COLUMNS};
+use crate::store::transitions::{self, AnswerStep};
+use crate::store::{AnswerOutcome, StoreResult};
+
+pub async fn live(
+    client: &impl GenericClient,
+    invite: &InviteId,
+    now: UnixTime,
+) -> StoreResult<Option<PresentationRequest>> {
+    let sql = format!(
+        "SELECT {REQUEST_COLUMNS} FROM presentation_requests
+         WHERE invite_id = $1 AND expires_at > $2 AND answered_at IS NULL
+         ORDER BY created_at DESC LIMIT 1"
+    );
+    one(
+        client,
+        &sql,
+        &[&invite.as_str(), &now],
+        rows::presentation_request,
+    )
+    .await
+}
+
+/// Holding the invite's row lock while looking, two first visits at once — on one node or
+/// two — queue: the second finds the first's request live and shows that one.
+pub async fn open(
+    client: &mut Object,
+    invite: &InviteId,
+    fresh: PresentationRequest,
+) -> StoreResult<PresentationRequest> {
+    let tx = client.transaction().await?;
+    // An unknown invite is refused below by the foreign key, as SQLite refuses it.
+    invites::locked(&tx, invite).await?;
+    if let Some(existing) = live(&tx, invite, fresh.created_at).await? {
+        tx.commit().await?;
+        return Ok(existing);
+    }
+    // Requests past their time are of no further use; keep only what is needed.
+    execute(
+        &tx,
+        "DELETE FROM presentation_requests
+         WHERE invite_id = $1 AND expires_at <= $2 AND answered_at IS NULL",
+        &[&invite.as_str(), &fresh.created_at],
+    )
+    .await?;
+    execute(
+        &tx,
+        "INSERT INTO presentation_requests
+             (state, invite_id, nonce, min_age, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+        &[
+            &fresh.state,
+            &invite.as_str(),
+            &fresh.nonce,
+            &i64::from(fresh.min_age.get()),
+            &fresh.created_at,
+            &fresh.expires_at,
+        ],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(fresh)
+}
+
+pub async fn by_state(
+    client: &impl GenericClient,
+    invite: &InviteId,
+    state: &str,
+) -> StoreResult<Option<PresentationRequest>> {
+    if !may_be_stored(state) {
+        return Ok(None);
+    }
+    let sql = format!(
+        "SELECT {REQUEST_COLUMNS} FROM presentation_requests WHERE state = $1 AND invite_id = $2"
+    );
+    one(
+        client,
+        &sql,
+        &[&state, &invite.as_str()],
+        rows::presentation_request,
+    )
+    .await
+}
+
+/// The invite's lock, then the request's: two answers with one `state` (on any nodes)
+/// queue, and the second finds the request used up.
+pub async fn answer(
+    client: &mut Object,
+    invite: &InviteId,
+    state: &str,
+    now: UnixTime,
+) -> StoreResult<AnswerOutcome> {
+    let tx = client.transaction().await?;
+    let record = invites::locked(&tx, invite).await?;
+    let sql = format!(
+        "SELECT {REQUEST_COLUMNS} FROM presentation_requests
+         WHERE state = $1 AND invite_id = $2 FOR UPDATE"
+    );
+    let request = if may_be_stored(state) {
+        one(
+            &tx,
+            &sql,
+            &[&state, &invite.as_str()],
+            rows::presentation_request,
+        )
+        .await?
+    } else {
+        None
+    };
+    let outcome = match transitions::answer(record, request.as_ref(), now) {
+        AnswerStep::Done(outcome) => return Ok(outcome),
+        AnswerStep::MarkAnswered(outcome) => outcome,
+        AnswerStep::VerifyAndMark(record) => {
+            invites::write_verified(&tx, &record, now).await?;
+            AnswerOutcome::Verified(record)
+        }
+    };
+    // Single use: a replay of this state is refused from now on.
+    execute(
+        &tx,
+        "UPDATE presentation_requests SET answered_at = $2 WHERE state = $1",
+        &[&state, &now],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(outcome)
+}

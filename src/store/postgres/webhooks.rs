@@ -1,0 +1,201 @@
+//! SQL of the webhook outbox and the expiry sweep, shared out between nodes: each takes
+//! rows with `FOR UPDATE SKIP LOCKED`, so no two nodes take the same one, and none waits
+//! for another.
+
+use deadpool_postgres::{GenericClient, Object, Transaction};
+
+use super::{all, bigint, execute};
+use crate::clock::UnixTime;
+use crate::domain::webhook::{new_event_id, EventType};
+use crate::domain::{SiteId, WebhookSecret};
+use crate::store::rows::{self, ATTEMPT_COLUMNS, DUE_EVENT_COLUMNS, EVENT_COLUMNS};
+use crate::store::{
+    AfterAttempt, Attempt, DueEvent, EventRecord, StoreResult, OLD_SECRET_GRACE_SECS,
+};
+
+/// Writes one event per invite in `invites` for a change to it, if its site has a
+/// webhook URL; in one statement however many there are.
+pub async fn record_events(
+    tx: &Transaction<'_>,
+    invites: &[&str],
+    event_type: EventType,
+    now: UnixTime,
+) -> StoreResult<()> {
+    let ids: Vec<String> = invites.iter().map(|_| new_event_id()).collect();
+    execute(
+        tx,
+        "INSERT INTO webhook_events
+             (event_id, site_id, invite_id, event_type, occurred_at, state, next_attempt_ms)
+         SELECT e.event_id, s.site_id, i.invite_id, $3::TEXT, $4::BIGINT, 'pending',
+                $4::BIGINT * 1000
+         FROM UNNEST($1::TEXT[], $2::TEXT[]) AS e (event_id, invite_id)
+         JOIN invites i ON i.invite_id = e.invite_id
+         JOIN sites s ON s.site_id = i.site_id
+         WHERE s.webhook_url IS NOT NULL",
+        &[&ids, &invites, &event_type.as_str(), &now],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Pending invites whose time has come (by [`crate::domain::Status::at`]: at
+/// `expires_at` exactly) become expired, each with its `invite.expired` event. Rows
+/// another node is sweeping, or a request is verifying, are skipped, not waited for.
+pub async fn expire_due(client: &mut Object, now: UnixTime, limit: usize) -> StoreResult<usize> {
+    let tx = client.transaction().await?;
+    let expired = all(
+        &tx,
+        "WITH due AS (
+             SELECT invite_id FROM invites
+             WHERE status = 'pending' AND expires_at <= $1
+             ORDER BY expires_at LIMIT $2
+             FOR UPDATE SKIP LOCKED)
+         UPDATE invites i SET status = 'expired' FROM due
+         WHERE i.invite_id = due.invite_id
+         RETURNING i.invite_id",
+        &[&now, &bigint(limit)],
+        |row| row.text(0),
+    )
+    .await?;
+    if !expired.is_empty() {
+        let ids: Vec<&str> = expired.iter().map(String::as_str).collect();
+        record_events(&tx, &ids, EventType::InviteExpired, now).await?;
+    }
+    tx.commit().await?;
+    Ok(expired.len())
+}
+
+/// Leases up to `limit` due events in one statement. An event leased by a node that died
+/// is due again once its lease ends; one a claim on another node holds right now is
+/// skipped.
+pub async fn claim(
+    client: &impl GenericClient,
+    now_ms: i64,
+    lease_ms: i64,
+    limit: usize,
+) -> StoreResult<Vec<DueEvent>> {
+    let sql = format!(
+        "WITH e AS (
+             UPDATE webhook_events SET lease_until_ms = $1::BIGINT + $2::BIGINT
+             WHERE event_id IN (
+                 SELECT event_id FROM webhook_events
+                 WHERE state = 'pending' AND next_attempt_ms <= $1
+                   AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
+                 ORDER BY next_attempt_ms LIMIT $3
+                 FOR UPDATE SKIP LOCKED)
+             RETURNING *)
+         SELECT {DUE_EVENT_COLUMNS}
+         FROM e
+         JOIN invites i ON i.invite_id = e.invite_id
+         JOIN sites s ON s.site_id = e.site_id
+         ORDER BY e.next_attempt_ms"
+    );
+    let mut due = all(
+        client,
+        &sql,
+        &[&now_ms, &lease_ms, &bigint(limit)],
+        rows::due_event,
+    )
+    .await?;
+    let now = now_ms.div_euclid(1000);
+    for event in &mut due {
+        event.secrets = secrets(client, event.invite.site_id, now).await?;
+    }
+    Ok(due)
+}
+
+/// Every secret that signs at `now`, newest first.
+async fn secrets(
+    client: &impl GenericClient,
+    site: SiteId,
+    now: UnixTime,
+) -> StoreResult<Vec<WebhookSecret>> {
+    all(
+        client,
+        "SELECT secret FROM webhook_secrets
+         WHERE site_id = $1 AND (retired_at IS NULL OR retired_at + $2 > $3)
+         ORDER BY created_at DESC",
+        &[&site.to_string(), &OLD_SECRET_GRACE_SECS, &now],
+        rows::secret,
+    )
+    .await
+}
+
+/// One statement: the attempt's number is the event's count after this update, which
+/// holds the event's row lock, so two nodes finishing at once cannot take one number.
+pub async fn finish_attempt(
+    client: &impl GenericClient,
+    event_id: &str,
+    attempt: &Attempt,
+    after: AfterAttempt,
+    now: UnixTime,
+) -> StoreResult<()> {
+    let (state, next, finished) = after.columns(now);
+    let status = attempt.http_status.map(i64::from);
+    execute(
+        client,
+        "WITH e AS (
+             UPDATE webhook_events
+             SET attempts = attempts + 1, last_status = $2, last_error = $3,
+                 lease_until_ms = NULL, state = $4, next_attempt_ms = $5, finished_at = $6
+             WHERE event_id = $1
+             RETURNING event_id, attempts)
+         INSERT INTO webhook_attempts
+             (event_id, attempt, started_ms, duration_ms, http_status, error)
+         SELECT event_id, attempts, $7::BIGINT, $8::BIGINT, $2, $3 FROM e",
+        &[
+            &event_id,
+            &status,
+            &attempt.error,
+            &state.as_str(),
+            &next,
+            &finished,
+            &attempt.started_ms,
+            &attempt.duration_ms,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+pub async fn deliveries(
+    client: &impl GenericClient,
+    site: SiteId,
+    limit: usize,
+) -> StoreResult<Vec<EventRecord>> {
+    let sql = format!(
+        "SELECT {EVENT_COLUMNS} FROM webhook_events WHERE site_id = $1
+         ORDER BY occurred_at DESC, event_id COLLATE \"C\" LIMIT $2"
+    );
+    let mut events = all(
+        client,
+        &sql,
+        &[&site.to_string(), &bigint(limit)],
+        rows::event,
+    )
+    .await?;
+    let sql = format!(
+        "SELECT {ATTEMPT_COLUMNS} FROM webhook_attempts WHERE event_id = $1 ORDER BY attempt"
+    );
+    for event in &mut events {
+        event.attempts = all(client, &sql, &[&event.event_id], rows::attempt).await?;
+    }
+    Ok(events)
+}
+
+pub async fn redeliver(
+    client: &impl GenericClient,
+    event_id: &str,
+    now_ms: i64,
+) -> StoreResult<bool> {
+    let changed = execute(
+        client,
+        "UPDATE webhook_events
+         SET state = 'pending', round_start = attempts, next_attempt_ms = $2,
+             lease_until_ms = NULL, finished_at = NULL
+         WHERE event_id = $1",
+        &[&event_id, &now_ms],
+    )
+    .await?;
+    Ok(changed == 1)
+}

@@ -1,0 +1,326 @@
+//! Row mapping shared by every backend: each record type is read from a row by one
+//! function here, whichever driver produced the row, so the backends differ only in SQL.
+//! Stored text is parsed into domain types on the way out; anything that does not parse
+//! is [`StoreError::Corrupt`], never a panic and never passed on unchecked.
+//!
+//! Each `*_COLUMNS` list names the columns its mapping function reads, in order; queries
+//! select them with the table aliases given (`i` invites, `s` sites, `e` webhook events).
+
+use super::{
+    AttemptRecord, CredentialInfo, CredentialRecord, DueEvent, EventRecord, GatewayInvite,
+    InviteRecord, SiteRecord, StoreError, StoreResult,
+};
+use crate::domain::webhook::{DeliveryState, EventType};
+use crate::domain::{
+    InviteId, MinAge, PasswordDigest, PresentationRequest, SiteId, Status, VerifyMethod,
+    WebhookSecret,
+};
+
+/// Typed access to one row's columns by position.
+pub trait Columns {
+    fn text(&self, i: usize) -> StoreResult<String>;
+    fn opt_text(&self, i: usize) -> StoreResult<Option<String>>;
+    fn int(&self, i: usize) -> StoreResult<i64>;
+    fn opt_int(&self, i: usize) -> StoreResult<Option<i64>>;
+    fn boolean(&self, i: usize) -> StoreResult<bool>;
+    fn bytes(&self, i: usize) -> StoreResult<Vec<u8>>;
+}
+
+fn unreadable(i: usize, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(format!("column {i}: {e}"))
+}
+
+impl Columns for rusqlite::Row<'_> {
+    fn text(&self, i: usize) -> StoreResult<String> {
+        self.get(i).map_err(|e| unreadable(i, e))
+    }
+    fn opt_text(&self, i: usize) -> StoreResult<Option<String>> {
+        self.get(i).map_err(|e| unreadable(i, e))
+    }
+    fn int(&self, i: usize) -> StoreResult<i64> {
+        self.get(i).map_err(|e| unreadable(i, e))
+    }
+    fn opt_int(&self, i: usize) -> StoreResult<Option<i64>> {
+        self.get(i).map_err(|e| unreadable(i, e))
+    }
+    fn boolean(&self, i: usize) -> StoreResult<bool> {
+        self.get(i).map_err(|e| unreadable(i, e))
+    }
+    fn bytes(&self, i: usize) -> StoreResult<Vec<u8>> {
+        self.get(i).map_err(|e| unreadable(i, e))
+    }
+}
+
+/// The PostgreSQL schema stores every integer as BIGINT, so `int` reads `i64` alone; text
+/// that may hold U+0000 (which TEXT cannot) is stored as its UTF-8 bytes in BYTEA.
+impl Columns for tokio_postgres::Row {
+    fn text(&self, i: usize) -> StoreResult<String> {
+        self.opt_text(i)?.ok_or_else(|| unreadable(i, "NULL"))
+    }
+    fn opt_text(&self, i: usize) -> StoreResult<Option<String>> {
+        let bytea = self
+            .columns()
+            .get(i)
+            .is_some_and(|c| *c.type_() == tokio_postgres::types::Type::BYTEA);
+        if !bytea {
+            return self.try_get(i).map_err(|e| unreadable(i, e));
+        }
+        let bytes: Option<Vec<u8>> = self.try_get(i).map_err(|e| unreadable(i, e))?;
+        bytes
+            .map(|b| String::from_utf8(b).map_err(|e| unreadable(i, e)))
+            .transpose()
+    }
+    fn int(&self, i: usize) -> StoreResult<i64> {
+        self.try_get(i).map_err(|e| unreadable(i, e))
+    }
+    fn opt_int(&self, i: usize) -> StoreResult<Option<i64>> {
+        self.try_get(i).map_err(|e| unreadable(i, e))
+    }
+    fn boolean(&self, i: usize) -> StoreResult<bool> {
+        self.try_get(i).map_err(|e| unreadable(i, e))
+    }
+    fn bytes(&self, i: usize) -> StoreResult<Vec<u8>> {
+        self.try_get(i).map_err(|e| unreadable(i, e))
+    }
+}
+
+// Parsing single columns into domain types.
+
+fn parsed<T>(
+    row: &dyn Columns,
+    i: usize,
+    what: &str,
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> StoreResult<T> {
+    let s = row.text(i)?;
+    parse(&s).ok_or_else(|| StoreError::Corrupt(format!("{what} '{s}'")))
+}
+
+fn site_id(row: &dyn Columns, i: usize) -> StoreResult<SiteId> {
+    parsed(row, i, "site id", |s| SiteId::parse(s).ok())
+}
+
+fn invite_id(row: &dyn Columns, i: usize) -> StoreResult<InviteId> {
+    parsed(row, i, "invite id", InviteId::parse)
+}
+
+fn min_age(row: &dyn Columns, i: usize) -> StoreResult<MinAge> {
+    let n = row.int(i)?;
+    MinAge::new(n).ok_or_else(|| StoreError::Corrupt(format!("minimum age {n}")))
+}
+
+fn method(row: &dyn Columns, i: usize) -> StoreResult<Option<VerifyMethod>> {
+    row.opt_text(i)?
+        .map(|s| {
+            VerifyMethod::parse(&s)
+                .ok_or_else(|| StoreError::Corrupt(format!("verification method '{s}'")))
+        })
+        .transpose()
+}
+
+fn count(row: &dyn Columns, i: usize) -> StoreResult<usize> {
+    let n = row.int(i)?;
+    usize::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n}")))
+}
+
+fn http_status(row: &dyn Columns, i: usize) -> StoreResult<Option<u16>> {
+    row.opt_int(i)?
+        .map(|n| u16::try_from(n).map_err(|_| StoreError::Corrupt(format!("HTTP status {n}"))))
+        .transpose()
+}
+
+// One function per record type.
+
+pub const INVITE_COLUMNS: &str =
+    "i.invite_id, i.site_id, i.custom_id, i.status, i.expires_at, i.verified_method";
+
+/// An invite from the six [`INVITE_COLUMNS`] starting at column `at`.
+pub fn invite(row: &dyn Columns, at: usize) -> StoreResult<InviteRecord> {
+    Ok(InviteRecord {
+        id: invite_id(row, at)?,
+        site_id: site_id(row, at + 1)?,
+        custom_id: row.opt_text(at + 2)?,
+        stored_status: parsed(row, at + 3, "status", Status::parse)?,
+        expires_at: row.int(at + 4)?,
+        method: method(row, at + 5)?,
+    })
+}
+
+/// [`INVITE_COLUMNS`] and then these, from `invites i JOIN sites s`.
+pub const GATEWAY_COLUMNS: &str = "i.invite_id, i.site_id, i.custom_id, i.status, i.expires_at, \
+     i.verified_method, s.name, s.redirect_url, s.sandbox, s.min_age";
+
+pub fn gateway_invite(row: &dyn Columns) -> StoreResult<GatewayInvite> {
+    Ok(GatewayInvite {
+        invite: invite(row, 0)?,
+        site_name: row.text(6)?,
+        redirect_url: row.opt_text(7)?,
+        sandbox: row.boolean(8)?,
+        min_age: min_age(row, 9)?,
+    })
+}
+
+pub const CREDENTIAL_COLUMNS: &str = "site_id, password_digest, revoked_at IS NOT NULL";
+
+pub fn credential(row: &dyn Columns) -> StoreResult<CredentialRecord> {
+    let digest = row.bytes(1)?;
+    Ok(CredentialRecord {
+        site_id: site_id(row, 0)?,
+        digest: PasswordDigest::from_slice(&digest)
+            .ok_or_else(|| StoreError::Corrupt("password digest length".into()))?,
+        revoked: row.boolean(2)?,
+    })
+}
+
+pub const SITE_COLUMNS: &str =
+    "site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age";
+
+/// A site without its credentials (they come from [`credential_info`]).
+pub fn site(row: &dyn Columns) -> StoreResult<SiteRecord> {
+    Ok(SiteRecord {
+        id: site_id(row, 0)?,
+        name: row.text(1)?,
+        redirect_url: row.opt_text(2)?,
+        webhook_url: row.opt_text(3)?,
+        sandbox: row.boolean(4)?,
+        created_at: row.int(5)?,
+        min_age: min_age(row, 6)?,
+        credentials: Vec::new(),
+    })
+}
+
+pub const CREDENTIAL_INFO_COLUMNS: &str = "username, created_at, revoked_at";
+
+pub fn credential_info(row: &dyn Columns) -> StoreResult<CredentialInfo> {
+    Ok(CredentialInfo {
+        username: row.text(0)?,
+        created_at: row.int(1)?,
+        revoked_at: row.opt_int(2)?,
+    })
+}
+
+pub const REQUEST_COLUMNS: &str = "state, nonce, min_age, created_at, expires_at, answered_at";
+
+pub fn presentation_request(row: &dyn Columns) -> StoreResult<PresentationRequest> {
+    Ok(PresentationRequest {
+        state: row.text(0)?,
+        nonce: row.text(1)?,
+        min_age: min_age(row, 2)?,
+        created_at: row.int(3)?,
+        expires_at: row.int(4)?,
+        answered_at: row.opt_int(5)?,
+    })
+}
+
+/// A claimed event with its invite, from `webhook_events e JOIN invites i JOIN sites s`.
+pub const DUE_EVENT_COLUMNS: &str = "e.event_id, e.event_type, e.occurred_at, e.attempts, \
+     e.round_start, s.webhook_url, i.invite_id, i.site_id, i.custom_id, i.status, \
+     i.expires_at, i.verified_method";
+
+/// A claimed event without its secrets (they come from [`secret`]).
+pub fn due_event(row: &dyn Columns) -> StoreResult<DueEvent> {
+    let attempts = count(row, 3)?;
+    let round_start = count(row, 4)?;
+    Ok(DueEvent {
+        event_id: row.text(0)?,
+        event_type: parsed(row, 1, "event type", EventType::parse)?,
+        occurred_at: row.int(2)?,
+        attempts_in_round: attempts
+            .checked_sub(round_start)
+            .ok_or_else(|| StoreError::Corrupt("round starts after its attempts".into()))?,
+        attempts,
+        webhook_url: row.opt_text(5)?,
+        invite: invite(row, 6)?,
+        secrets: Vec::new(),
+    })
+}
+
+pub fn secret(row: &dyn Columns) -> StoreResult<WebhookSecret> {
+    Ok(WebhookSecret::from_stored(row.text(0)?))
+}
+
+pub const EVENT_COLUMNS: &str = "event_id, event_type, invite_id, occurred_at, state, \
+     next_attempt_ms, last_status, last_error";
+
+/// An event without its attempts (they come from [`attempt`]).
+pub fn event(row: &dyn Columns) -> StoreResult<EventRecord> {
+    Ok(EventRecord {
+        event_id: row.text(0)?,
+        event_type: parsed(row, 1, "event type", EventType::parse)?,
+        invite_id: row.text(2)?,
+        occurred_at: row.int(3)?,
+        state: parsed(row, 4, "delivery state", DeliveryState::parse)?,
+        next_attempt_ms: row.opt_int(5)?,
+        last_status: http_status(row, 6)?,
+        last_error: row.opt_text(7)?,
+        attempts: Vec::new(),
+    })
+}
+
+pub const ATTEMPT_COLUMNS: &str = "attempt, started_ms, duration_ms, http_status, error";
+
+pub fn attempt(row: &dyn Columns) -> StoreResult<AttemptRecord> {
+    Ok(AttemptRecord {
+        attempt: count(row, 0)?,
+        started_ms: row.int(1)?,
+        duration_ms: row.int(2)?,
+        http_status: http_status(row, 3)?,
+        error: row.opt_text(4)?,
+    })
+}
+
+/// A site id alone, from its first column.
+pub fn site_id_only(row: &dyn Columns) -> StoreResult<SiteId> {
+    site_id(row, 0)
+}
+
+/// A credential's `revoked_at`, from its first column.
+pub fn revoked_at(row: &dyn Columns) -> StoreResult<Option<i64>> {
+    row.opt_int(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rusqlite::Connection;
+
+    fn one<T>(sql: &str, map: impl Fn(&dyn Columns) -> StoreResult<T>) -> StoreResult<T> {
+        let conn = Connection::open_in_memory().unwrap();
+        let mut stmt = conn.prepare(sql).unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        let row = rows.next().unwrap().unwrap();
+        map(row)
+    }
+
+    #[test]
+    fn invites_are_parsed_from_their_columns() {
+        let r = one(
+            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL,
+                    'verified', 100, 'eu-av'",
+            |row| invite(row, 0),
+        )
+        .unwrap();
+        assert_eq!(r.stored_status, Status::Verified);
+        assert_eq!(r.method, Some(VerifyMethod::EuAv));
+        assert_eq!(r.custom_id, None);
+    }
+
+    #[test]
+    fn bad_stored_data_is_corrupt_not_a_panic() {
+        let cases = [
+            "SELECT 'short', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'pending', 1, NULL",
+            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', 'not-a-uuid', NULL, 'pending', 1, NULL",
+            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'gone', 1, NULL",
+            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'pending', 'x', NULL",
+            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'verified', 1, 'magic'",
+        ];
+        for sql in cases {
+            let e = one(sql, |row| invite(row, 0)).unwrap_err();
+            assert!(matches!(e, StoreError::Corrupt(_)), "{sql}: {e:?}");
+        }
+        let e = one("SELECT 'x', 'n', 120, 1, 2, NULL", presentation_request).unwrap_err();
+        assert!(matches!(e, StoreError::Corrupt(_)), "{e:?}");
+        let e = one("SELECT 'a', 1, 2, 70000, NULL", attempt).unwrap_err();
+        assert!(matches!(e, StoreError::Corrupt(_)), "{e:?}");
+    }
+}

@@ -1,0 +1,145 @@
+//! What a state-changing store call writes, decided once for every backend by the domain
+//! rules ([`crate::domain::invite::verify`], [`Status::at`], the request's liveness). A
+//! backend reads what is stored (locking it), asks here, and writes what it is told in the
+//! same transaction; it never decides itself which events follow from a change.
+
+use super::{AnswerOutcome, InviteRecord, RevokeOutcome, VerifyOutcome};
+use crate::clock::UnixTime;
+use crate::domain::invite::{self, VerifyTransition};
+use crate::domain::{PresentationRequest, Status, VerifyMethod};
+
+/// What verifying an invite writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerifyStep {
+    /// Nothing: answer with this.
+    Done(VerifyOutcome),
+    /// Store the invite as verified (as this record says) with its `invite.verified`
+    /// event; answer [`VerifyOutcome::Verified`] with it.
+    Verify(InviteRecord),
+}
+
+pub fn verify(found: Option<InviteRecord>, method: VerifyMethod, now: UnixTime) -> VerifyStep {
+    let Some(mut record) = found else {
+        return VerifyStep::Done(VerifyOutcome::NotFound);
+    };
+    match invite::verify(record.status_at(now)) {
+        Err(invite::VerifyError::Expired) => VerifyStep::Done(VerifyOutcome::Expired),
+        Ok(VerifyTransition::AlreadyVerified) => {
+            VerifyStep::Done(VerifyOutcome::AlreadyVerified(record))
+        }
+        Ok(VerifyTransition::Verify) => {
+            record.stored_status = Status::Verified;
+            record.method = Some(method);
+            VerifyStep::Verify(record)
+        }
+    }
+}
+
+/// What answering a presentation request writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnswerStep {
+    /// Nothing: answer with this.
+    Done(AnswerOutcome),
+    /// Mark the request answered (so its state cannot be replayed); answer with this.
+    MarkAnswered(AnswerOutcome),
+    /// Store the invite as verified by `eu-av` with its event, as [`VerifyStep::Verify`],
+    /// and mark the request answered; answer [`AnswerOutcome::Verified`].
+    VerifyAndMark(InviteRecord),
+}
+
+/// `invite` is the invite as stored; `request` its request named by the answer's `state`.
+pub fn answer(
+    invite: Option<InviteRecord>,
+    request: Option<&PresentationRequest>,
+    now: UnixTime,
+) -> AnswerStep {
+    let live = request.is_some_and(|r| r.is_live(now));
+    // The invite's own state decides first: unknown → 404, expired → 409.
+    if !live {
+        return AnswerStep::Done(match invite.map(|i| i.status_at(now)) {
+            None => AnswerOutcome::NotFound,
+            Some(Status::Expired) => AnswerOutcome::Expired,
+            Some(_) => AnswerOutcome::NotLive,
+        });
+    }
+    match verify(invite, VerifyMethod::EuAv, now) {
+        VerifyStep::Done(VerifyOutcome::NotFound) => AnswerStep::Done(AnswerOutcome::NotFound),
+        VerifyStep::Done(VerifyOutcome::Expired) => AnswerStep::Done(AnswerOutcome::Expired),
+        VerifyStep::Done(VerifyOutcome::Verified(r) | VerifyOutcome::AlreadyVerified(r)) => {
+            AnswerStep::MarkAnswered(AnswerOutcome::AlreadyVerified(r))
+        }
+        VerifyStep::Verify(r) => AnswerStep::VerifyAndMark(r),
+    }
+}
+
+/// What revoking a credential does, given its `revoked_at` if it exists.
+pub fn revoke(found: Option<Option<UnixTime>>) -> RevokeOutcome {
+    match found {
+        None => RevokeOutcome::NotFound,
+        Some(Some(_)) => RevokeOutcome::AlreadyRevoked,
+        Some(None) => RevokeOutcome::Revoked,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{InviteId, SiteId};
+
+    fn pending(expires_at: UnixTime) -> InviteRecord {
+        InviteRecord {
+            id: InviteId::generate(),
+            site_id: SiteId::generate(),
+            custom_id: None,
+            stored_status: Status::Pending,
+            expires_at,
+            method: None,
+        }
+    }
+
+    #[test]
+    fn only_a_pending_invite_before_its_time_is_verified() {
+        let step = verify(Some(pending(10)), VerifyMethod::Sandbox, 9);
+        let VerifyStep::Verify(r) = step else {
+            panic!("{step:?}")
+        };
+        assert_eq!(r.stored_status, Status::Verified);
+        assert_eq!(r.method, Some(VerifyMethod::Sandbox));
+        assert_eq!(
+            verify(Some(pending(10)), VerifyMethod::Sandbox, 10),
+            VerifyStep::Done(VerifyOutcome::Expired)
+        );
+        assert_eq!(
+            verify(None, VerifyMethod::Verifier, 0),
+            VerifyStep::Done(VerifyOutcome::NotFound)
+        );
+    }
+
+    #[test]
+    fn an_answer_needs_a_live_request_and_uses_it_up() {
+        let request = PresentationRequest::new(crate::domain::MinAge::DEFAULT, 0);
+        let invite = pending(1000);
+        assert_eq!(
+            answer(Some(invite.clone()), None, 1),
+            AnswerStep::Done(AnswerOutcome::NotLive)
+        );
+        assert_eq!(
+            answer(Some(invite.clone()), Some(&request), 2000),
+            AnswerStep::Done(AnswerOutcome::Expired)
+        );
+        assert!(matches!(
+            answer(Some(invite.clone()), Some(&request), 1),
+            AnswerStep::VerifyAndMark(_)
+        ));
+        let mut verified = invite;
+        verified.stored_status = Status::Verified;
+        assert!(matches!(
+            answer(Some(verified), Some(&request), 1),
+            AnswerStep::MarkAnswered(AnswerOutcome::AlreadyVerified(_))
+        ));
+        assert_eq!(
+            answer(None, Some(&request), 1),
+            AnswerStep::Done(AnswerOutcome::NotFound)
+        );
+    }
+}
