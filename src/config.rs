@@ -21,8 +21,17 @@ pub struct Settings {
     pub webhook_retry_schedule: Vec<Duration>,
     /// How often expired invites are swept (their events are due within 60 s).
     pub sweep_interval: Duration,
+    /// `--retention`: how long settled invites are kept.
+    pub retention: crate::retention::Retention,
+    /// How often retention runs (after a first round at start).
+    pub retention_interval: Duration,
     /// How often the webhook worker looks for due events when nothing wakes it.
     pub webhook_poll_interval: Duration,
+    /// At most this many authenticated requests per second per site (bursts up to it);
+    /// 0 is no limit.
+    pub rate_limit: u32,
+    /// `--metrics-listen`: where `/metrics` is served; `None` is off.
+    pub metrics_listen: Option<String>,
     /// How long a worker's claim on an event lasts (a dead node's events are taken over
     /// after it).
     pub webhook_lease: Duration,
@@ -41,9 +50,13 @@ impl Settings {
             webhook_retry_schedule: parse_retry_schedule(DEFAULT_RETRY_SCHEDULE)
                 .expect("the default schedule parses"),
             sweep_interval: Duration::from_secs(5),
+            retention: crate::retention::Retention::days(90),
+            retention_interval: crate::retention::DEFAULT_INTERVAL,
             webhook_poll_interval: Duration::from_secs(1),
             eu_av: None,
             webhook_lease: crate::webhooks::worker::DEFAULT_LEASE,
+            rate_limit: 0,
+            metrics_listen: None,
         }
     }
 }

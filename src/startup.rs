@@ -11,6 +11,8 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::config::{parse_public_url, Settings};
 use crate::http::{self, AppParts};
+use crate::metrics::Metrics;
+use crate::server;
 use crate::store::Store;
 use crate::webhooks::{client::WebhookClient, sweeper, worker::Worker};
 
@@ -23,6 +25,9 @@ pub struct Application {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     deliveries: Arc<Notify>,
+    metrics: Arc<Metrics>,
+    /// `--metrics-listen`: `/metrics` is served here only, never on the public port.
+    metrics_listener: Option<TcpListener>,
 }
 
 impl Application {
@@ -39,14 +44,24 @@ impl Application {
             Some(url) => parse_public_url(url).map_err(anyhow::Error::msg)?,
             None => format!("http://{local_addr}"),
         };
+        let metrics_listener =
+            match &settings.metrics_listen {
+                Some(addr) => Some(TcpListener::bind(addr).await.map_err(|e| {
+                    anyhow::anyhow!("cannot listen on {addr} (--metrics-listen): {e}")
+                })?),
+                None => None,
+            };
+        let metrics = Metrics::new();
         let deliveries = Arc::new(Notify::new());
         let router = http::router(AppParts {
+            metrics: metrics.clone(),
             store: store.clone(),
             clock: clock.clone(),
             public_url: public_url.clone(),
             verifier_token: settings.verifier_token.clone(),
             deliveries: deliveries.clone(),
             eu_av: settings.eu_av.clone(),
+            rate_limit: settings.rate_limit,
         });
         Ok(Self {
             listener,
@@ -57,7 +72,16 @@ impl Application {
             store,
             clock,
             deliveries,
+            metrics,
+            metrics_listener,
         })
+    }
+
+    /// Where `/metrics` is served, if anywhere.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -81,6 +105,7 @@ impl Application {
             wake: self.deliveries.clone(),
             poll: self.settings.webhook_poll_interval,
             lease: self.settings.webhook_lease,
+            metrics: self.metrics.clone(),
         };
         workers.spawn(worker.run(shutdown.clone()));
         workers.spawn(sweeper::run(
@@ -90,12 +115,32 @@ impl Application {
             self.settings.sweep_interval,
             shutdown.clone(),
         ));
-        let served = axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
-            .await;
-        // If serving failed, stop the workers too.
+        workers.spawn(crate::retention::run(
+            self.store.clone(),
+            self.clock.clone(),
+            self.settings.retention,
+            self.settings.retention_interval,
+            shutdown.clone(),
+        ));
+        if let Some(listener) = self.metrics_listener {
+            let metrics = self.metrics.clone();
+            let router = axum::Router::new().route(
+                "/metrics",
+                axum::routing::get(move || async move {
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                        )],
+                        metrics.render(),
+                    )
+                }),
+            );
+            workers.spawn(server::serve(listener, router, shutdown.clone()));
+        }
+        server::serve(self.listener, self.router, shutdown.clone()).await;
         shutdown.cancel();
         while workers.join_next().await.is_some() {}
-        served
+        Ok(())
     }
 }

@@ -1,18 +1,29 @@
-//! Logs go to stderr as structured `key=value` lines; `RUST_LOG` overrides the level.
-//! Nothing logged carries a password, a webhook secret or a customId.
+//! Logs go to stderr, as `key=value` text or one JSON object per line (`--log-format`);
+//! `RUST_LOG` overrides the level. Nothing logged carries a password, a webhook secret
+//! or a customId.
 
 use std::io::{IsTerminal, Write};
 use tracing_subscriber::EnvFilter;
 
-pub fn init(default_directive: &str) {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+pub fn init(default_directive: &str, format: LogFormat) {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_directive));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(|| LossyStderr)
-        .with_target(false)
-        .with_ansi(std::io::stderr().is_terminal())
-        .try_init();
+        .with_target(false);
+    let _ = match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init(),
+        LogFormat::Json => builder.json().with_current_span(false).try_init(),
+    };
 }
 
 /// Stderr that never fails: a log line that cannot be written (the reader of a pipe

@@ -4,6 +4,7 @@ mod key_create;
 mod key_revoke;
 mod serve;
 pub mod site_create;
+mod site_delete;
 mod site_deliveries;
 mod site_list;
 mod site_show;
@@ -74,8 +75,10 @@ pub enum SiteCommand {
     List(site_list::Args),
     /// Show one site configuration.
     Show(site_show::Args),
-    /// Change a site's redirect or webhook URL.
+    /// Change a site's redirect or webhook URL, minimum age or webhook format.
     Update(site_update::Args),
+    /// Erase a site with everything it owns (asks for --yes).
+    Delete(site_delete::Args),
     /// List a site's recent webhook events with their attempts, last status and next retry.
     Deliveries(site_deliveries::Args),
     /// Issue or revoke API credentials of a site.
@@ -115,6 +118,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 SiteCommand::List(args) => site_list::run(args, store).await,
                 SiteCommand::Show(args) => site_show::run(args, store).await,
                 SiteCommand::Update(args) => site_update::run(args, store).await,
+                SiteCommand::Delete(args) => site_delete::run(args, store).await,
                 SiteCommand::Deliveries(args) => site_deliveries::run(args, store).await,
                 SiteCommand::Key { command } => match command {
                     KeyCommand::Create(args) => key_create::run(args, store).await,

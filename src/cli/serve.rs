@@ -12,6 +12,8 @@ use crate::startup::Application;
 use crate::store;
 use std::path::PathBuf;
 
+pub use crate::telemetry::LogFormat;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Address of the HTTP server.
@@ -83,6 +85,24 @@ pub struct Args {
     )]
     database_statement_timeout: Duration,
 
+    /// At most N authenticated requests per second per site on /v1/website/... (bursts up
+    /// to N), counted by this process; beyond it, 429 with Retry-After. 0 is no limit.
+    #[arg(
+        long,
+        env = "AGEGATE_RATE_LIMIT",
+        default_value_t = 0,
+        value_name = "N"
+    )]
+    rate_limit: u32,
+
+    /// Serve Prometheus metrics at GET /metrics on this address only (e.g. 127.0.0.1:9090).
+    #[arg(long, env = "AGEGATE_METRICS_LISTEN", value_name = "ADDR")]
+    metrics_listen: Option<String>,
+
+    /// Log lines as text (key=value) or as one JSON object per line.
+    #[arg(long, env = "AGEGATE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
     /// PEM file of the X.509 CA certificates trusted to issue Proof of Age attestations;
     /// set, the gateway verifies visitors with the EU Age Verification app.
     #[arg(long, env = "AGEGATE_EU_AV_TRUST_ANCHORS", value_name = "PATH")]
@@ -97,6 +117,17 @@ pub struct Args {
         value_parser = parse_wallet_scheme
     )]
     eu_av_wallet_scheme: String,
+
+    /// Invites verified or expired longer ago than this are erased with their events, at
+    /// start and hourly (e.g. 90d, 36h; 0 keeps every invite).
+    #[arg(
+        long,
+        env = "AGEGATE_RETENTION",
+        default_value = crate::retention::DEFAULT_RETENTION,
+        value_name = "DURATION",
+        value_parser = crate::retention::Retention::parse
+    )]
+    retention: crate::retention::Retention,
 }
 
 type RetrySchedule = Vec<Duration>;
@@ -131,6 +162,9 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     let settings = Settings {
         eu_av,
         webhook_lease: args.webhook_lease,
+        retention: args.retention,
+        rate_limit: args.rate_limit,
+        metrics_listen: args.metrics_listen.clone(),
         public_url: args.public_url,
         verifier_token: args.verifier_token.filter(|t| !t.is_empty()),
         allow_private_webhooks: args.allow_private_webhooks,
@@ -166,6 +200,14 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
             args.eu_av_wallet_scheme
         ),
         None => tracing::info!("EU Age Verification: off (no --eu-av-trust-anchors)"),
+    }
+    if args.retention == crate::retention::Retention::KEEP_ALL {
+        tracing::info!("retention: {}", args.retention);
+    } else {
+        tracing::info!(
+            "retention: {}; invites verified or expired longer ago are erased at start and hourly",
+            args.retention
+        );
     }
     app.run_until_stopped(shutdown).await?;
     tracing::info!("agegate stopped");

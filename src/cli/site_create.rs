@@ -2,7 +2,9 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
-use crate::domain::{MinAge, Password, SiteId, SiteName, SiteUrl, Username, WebhookSecret};
+use crate::domain::{
+    MinAge, Password, SiteId, SiteName, SiteUrl, Username, WebhookFormat, WebhookSecret,
+};
 use crate::store::{NewCredential, NewSite, Store};
 
 #[derive(Debug, clap::Args)]
@@ -22,6 +24,10 @@ pub struct Args {
     /// The age a visitor must prove (1-99); the gateway asks for the claim age_over_NN.
     #[arg(long, value_name = "N", default_value = "18", value_parser = |s: &str| MinAge::parse(s))]
     min_age: MinAge,
+    /// How webhooks are written: standard (Standard Webhooks, every event) or everprotec
+    /// (verifications only, for receivers of the hosted service this API comes from).
+    #[arg(long, value_name = "FORMAT", default_value = "standard", value_parser = |s: &str| WebhookFormat::parse(s))]
+    webhook_format: WebhookFormat,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -45,6 +51,7 @@ pub struct SiteSettings {
     pub webhook_url: Option<SiteUrl>,
     pub sandbox: bool,
     pub min_age: MinAge,
+    pub webhook_format: WebhookFormat,
 }
 
 impl SiteSettings {
@@ -56,6 +63,7 @@ impl SiteSettings {
             webhook_url: None,
             sandbox: false,
             min_age: MinAge::DEFAULT,
+            webhook_format: WebhookFormat::Standard,
         }
     }
 }
@@ -72,6 +80,7 @@ pub async fn create_site(
         webhook_url,
         sandbox,
         min_age,
+        webhook_format,
     } = settings;
     let now = clock.now();
     let id = SiteId::generate();
@@ -92,6 +101,7 @@ pub async fn create_site(
             webhook_url,
             sandbox,
             min_age,
+            webhook_format,
             created_at: now,
             credential: NewCredential {
                 username,
@@ -115,6 +125,7 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
             webhook_url: args.webhook_url,
             sandbox: args.sandbox,
             min_age: args.min_age,
+            webhook_format: args.webhook_format,
         },
     )
     .await?;

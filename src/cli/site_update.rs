@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use crate::domain::{MinAge, SiteId, SiteUrl};
+use crate::domain::{MinAge, SiteId, SiteUrl, WebhookFormat};
 use crate::store::{SiteUpdate, Store};
 
 #[derive(Debug, clap::Args)]
@@ -16,6 +16,9 @@ pub struct Args {
     /// New minimum age (1-99); a live presentation request must then satisfy the higher.
     #[arg(long, value_name = "N", value_parser = |s: &str| MinAge::parse(s))]
     min_age: Option<MinAge>,
+    /// New webhook format: standard or everprotec; applies to deliveries from now on.
+    #[arg(long, value_name = "FORMAT", value_parser = |s: &str| WebhookFormat::parse(s))]
+    webhook_format: Option<WebhookFormat>,
 }
 
 /// A URL, or nothing (from an empty argument).
@@ -31,13 +34,20 @@ fn optional_url(s: &str) -> Result<OptionalUrl, crate::domain::site::SiteUrlErro
 }
 
 pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
-    if args.redirect_url.is_none() && args.webhook_url.is_none() && args.min_age.is_none() {
-        anyhow::bail!("nothing to update: give --redirect-url, --webhook-url or --min-age");
+    if args.redirect_url.is_none()
+        && args.webhook_url.is_none()
+        && args.min_age.is_none()
+        && args.webhook_format.is_none()
+    {
+        anyhow::bail!(
+            "nothing to update: give --redirect-url, --webhook-url, --min-age or --webhook-format"
+        );
     }
     let update = SiteUpdate {
         redirect_url: args.redirect_url.map(|u| u.0),
         webhook_url: args.webhook_url.map(|u| u.0),
         min_age: args.min_age,
+        webhook_format: args.webhook_format,
     };
     if !store.update_site(args.site_id, update).await? {
         anyhow::bail!("no site with id {}", args.site_id);

@@ -14,6 +14,7 @@ pub struct SiteView {
     webhook_url: Option<String>,
     sandbox: bool,
     min_age: u8,
+    webhook_format: &'static str,
     created_at: String,
     credentials: Vec<CredentialView>,
 }
@@ -35,6 +36,7 @@ impl From<SiteRecord> for SiteView {
             webhook_url: s.webhook_url,
             sandbox: s.sandbox,
             min_age: s.min_age.get(),
+            webhook_format: s.webhook_format.as_str(),
             created_at: rfc3339(s.created_at),
             credentials: s
                 .credentials
@@ -65,6 +67,7 @@ pub fn print_site(site: &SiteView) {
         site.webhook_url.as_deref().unwrap_or("-")
     );
     println!("  minimum age:  {}", site.min_age);
+    println!("  webhooks:     {}", site.webhook_format);
     println!("  created:      {}", site.created_at);
     println!("  credentials:");
     for c in &site.credentials {

@@ -130,6 +130,31 @@ pub fn verify(current: Status) -> Result<VerifyTransition, VerifyError> {
     }
 }
 
+/// What cancelling an invite does (interface §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelTransition {
+    /// pending → expired at once, with its `invite.expired` event; `expires` is unchanged.
+    Expire,
+    /// Already expired: nothing changes; answered as a success.
+    AlreadyExpired,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CancelError {
+    #[error("a verified invite cannot be cancelled")]
+    Verified,
+}
+
+/// The cancel rule: a pending invite expires now, an expired one stays so, a verified one
+/// cannot be taken back.
+pub fn cancel(current: Status) -> Result<CancelTransition, CancelError> {
+    match current {
+        Status::Pending => Ok(CancelTransition::Expire),
+        Status::Expired => Ok(CancelTransition::AlreadyExpired),
+        Status::Verified => Err(CancelError::Verified),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,6 +212,16 @@ mod tests {
             Ok(VerifyTransition::AlreadyVerified)
         );
         assert_eq!(verify(Status::Expired), Err(VerifyError::Expired));
+    }
+
+    #[test]
+    fn only_pending_invites_are_cancelled() {
+        assert_eq!(cancel(Status::Pending), Ok(CancelTransition::Expire));
+        assert_eq!(
+            cancel(Status::Expired),
+            Ok(CancelTransition::AlreadyExpired)
+        );
+        assert_eq!(cancel(Status::Verified), Err(CancelError::Verified));
     }
 
     #[test]

@@ -2,15 +2,20 @@
 //! sites and credentials. Everything else depends on this module, never the reverse.
 
 pub mod credential;
+pub mod idempotency;
 pub mod invite;
+pub mod listing;
 pub mod presentation;
 pub mod site;
 pub mod webhook;
 
 pub use credential::{Password, PasswordDigest, Username, WebhookSecret};
+pub use idempotency::{BodyDigest, IdempotencyKey, IdempotentRequest};
 pub use invite::{CustomId, CustomIdError, InviteId, Status, VerifyError, VerifyTransition};
+pub use listing::{Cursor, ListQuery, PageSize};
 pub use presentation::{MinAge, PresentationRequest, VerifyMethod};
 pub use site::{SiteId, SiteName, SiteUrl};
+pub use webhook::WebhookFormat;
 
 use base64::Engine;
 use rand::RngCore;

@@ -35,6 +35,46 @@ impl EventType {
     }
 }
 
+/// How a site's webhooks are written (interface §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WebhookFormat {
+    /// Standard Webhooks: every event, signed with `webhook-signature`.
+    #[default]
+    Standard,
+    /// For receivers written for the hosted service this API comes from: verifications
+    /// only, `{"inviteId","customId","timestamp"}` signed with `X-Everprotec-SHA256`.
+    Everprotec,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the webhook format must be standard or everprotec, not '{0}'")]
+pub struct WebhookFormatError(pub String);
+
+impl WebhookFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WebhookFormat::Standard => "standard",
+            WebhookFormat::Everprotec => "everprotec",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self, WebhookFormatError> {
+        match s {
+            "standard" => Ok(WebhookFormat::Standard),
+            "everprotec" => Ok(WebhookFormat::Everprotec),
+            other => Err(WebhookFormatError(other.to_owned())),
+        }
+    }
+
+    /// Whether a site with this format is told of `event`.
+    pub fn sends(self, event: EventType) -> bool {
+        match self {
+            WebhookFormat::Standard => true,
+            WebhookFormat::Everprotec => event == EventType::InviteVerified,
+        }
+    }
+}
+
 /// An event's identifier: the `webhook-id` header, the same on every attempt.
 pub fn new_event_id() -> String {
     format!("evt_{}", super::random_token(16))
@@ -100,6 +140,17 @@ mod tests {
             assert_eq!(EventType::parse(t.as_str()), Some(t));
         }
         assert_eq!(EventType::InviteExpired.status(), Status::Expired);
+    }
+
+    #[test]
+    fn everprotec_sends_only_verifications() {
+        assert!(WebhookFormat::Everprotec.sends(EventType::InviteVerified));
+        assert!(!WebhookFormat::Everprotec.sends(EventType::InviteExpired));
+        assert!(WebhookFormat::Standard.sends(EventType::InviteExpired));
+        for f in [WebhookFormat::Standard, WebhookFormat::Everprotec] {
+            assert_eq!(WebhookFormat::parse(f.as_str()), Ok(f));
+        }
+        assert!(WebhookFormat::parse("Standard").is_err());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use super::error::{ApiError, ErrorCode};
 use super::AppState;
 use crate::domain::{PasswordDigest, SiteId};
+use crate::ratelimit::Decision;
 use crate::store::{CredentialRecord, Store, StoreError};
 
 /// The site whose credentials the request carries, which is also the site in its path.
@@ -35,6 +36,14 @@ impl FromRequestParts<AppState> for SiteAuth {
         let path_site = SiteId::parse(path_site).map_err(|_| ErrorCode::InvalidSiteId)?;
         if path_site != credential_site {
             return Err(ErrorCode::WrongSite.into());
+        }
+        // Only authenticated requests count, so nobody can spend another site's budget.
+        if let Some(limiter) = &state.rate_limiter {
+            if let Decision::Limited { retry_after_secs } =
+                limiter.check(credential_site, state.clock.now_millis())
+            {
+                return Err(ApiError::RateLimited { retry_after_secs });
+            }
         }
         Ok(SiteAuth {
             site_id: credential_site,

@@ -11,6 +11,23 @@ use super::error::{ApiError, ErrorCode};
 
 /// Largest accepted request body.
 pub const BODY_LIMIT: usize = 64 * 1024;
+/// Time a client has to send a request's body once it has sent the headers.
+pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What a failure to read the body means for the client.
+fn body_error(rejection: &axum::extract::rejection::BytesRejection, other: ErrorCode) -> ErrorCode {
+    if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        return ErrorCode::BodyTooLarge;
+    }
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(rejection);
+    while let Some(e) = cause {
+        if e.is::<tower_http::timeout::TimeoutError>() {
+            return ErrorCode::BodyTimeout;
+        }
+        cause = e.source();
+    }
+    other
+}
 
 /// A JSON request body whose fields are all optional, so an empty body means `{}`.
 pub trait RequestBody: DeserializeOwned {
@@ -24,22 +41,34 @@ impl<S: Send + Sync, T: RequestBody> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let body = RawJsonBody::<T>::from_request(req, state).await?;
+        Ok(JsonBody(body.value))
+    }
+}
+
+/// A [`JsonBody`] with the bytes it was read from, exactly as received.
+pub struct RawJsonBody<T> {
+    pub value: T,
+    pub raw: Bytes,
+}
+
+impl<S: Send + Sync, T: RequestBody> FromRequest<S> for RawJsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let is_json = is_json(req.headers());
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                ErrorCode::BodyTooLarge
-            } else {
-                ErrorCode::MalformedJson
-            }
-        })?;
-        let text = bytes.trim_ascii();
-        if text.is_empty() {
-            return parse::<T>(b"{}").map(JsonBody);
-        }
-        if !is_json {
+        let raw = Bytes::from_request(req, state)
+            .await
+            .map_err(|rejection| body_error(&rejection, ErrorCode::MalformedJson))?;
+        let text = raw.trim_ascii();
+        let value = if text.is_empty() {
+            parse::<T>(b"{}")?
+        } else if !is_json {
             return Err(ErrorCode::UnsupportedContentType.into());
-        }
-        parse::<T>(text).map(JsonBody)
+        } else {
+            parse::<T>(text)?
+        };
+        Ok(Self { value, raw })
     }
 }
 
@@ -85,13 +114,9 @@ impl<S: Send + Sync> FromRequest<S> for FormBody {
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let is_form = essence(req.headers())
             .is_some_and(|e| e.eq_ignore_ascii_case("application/x-www-form-urlencoded"));
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                ErrorCode::BodyTooLarge
-            } else {
-                ErrorCode::PresentationFormInvalid
-            }
-        })?;
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(|rejection| body_error(&rejection, ErrorCode::PresentationFormInvalid))?;
         if !is_form {
             return Err(ErrorCode::PresentationFormInvalid.into());
         }

@@ -56,6 +56,11 @@ catalogue! {
     PresentationRefused = 40010, BAD_REQUEST, "presentation refused";
     PresentationStateNotLive = 40011, BAD_REQUEST, "presentation refused: state does not name a live presentation request of this invite";
     PresentationFormInvalid = 40012, BAD_REQUEST, "the body must be application/x-www-form-urlencoded with state and vp_token";
+    InvalidIdempotencyKey = 40013, BAD_REQUEST, "Idempotency-Key must be 1 to 255 printable ASCII characters";
+    InvalidStatusFilter = 40014, BAD_REQUEST, "status must be pending, verified or expired";
+    InvalidLimit = 40015, BAD_REQUEST, "limit must be a whole number from 1 to 500";
+    InvalidCursor = 40016, BAD_REQUEST, "cursor is not one this server gave out";
+    RepeatedParameter = 40017, BAD_REQUEST, "a query parameter appears more than once";
     MissingCredentials = 40101, UNAUTHORIZED, "credentials are required (HTTP Basic)";
     InvalidCredentials = 40102, UNAUTHORIZED, "the credentials are not valid";
     VerifierUnauthorized = 40103, UNAUTHORIZED, "a valid verifier bearer token is required";
@@ -65,7 +70,11 @@ catalogue! {
     EuAvDisabled = 40403, NOT_FOUND, "verification with the EU Age Verification app is not enabled on this server";
     MethodNotAllowed = 40501, METHOD_NOT_ALLOWED, "method not allowed on this route";
     InviteExpired = 40901, CONFLICT, "the invite has expired";
+    InviteVerified = 40902, CONFLICT, "the invite is verified and cannot be cancelled";
+    BodyTimeout = 40801, REQUEST_TIMEOUT, "the request body did not arrive in time";
     BodyTooLarge = 41301, PAYLOAD_TOO_LARGE, "request body is larger than 65536 bytes";
+    IdempotencyKeyReused = 42201, UNPROCESSABLE_ENTITY, "this Idempotency-Key was used with a different request body";
+    RateLimited = 42901, TOO_MANY_REQUESTS, "too many requests for this site; retry after the time in Retry-After";
     Internal = 50001, INTERNAL_SERVER_ERROR, "internal server error";
     Unavailable = 50301, SERVICE_UNAVAILABLE, "the service is temporarily unavailable";
 }
@@ -80,6 +89,8 @@ pub enum ApiError {
     Unavailable(StoreError),
     /// A wallet's presentation failed a rule of interface §7; the message names which.
     Refused(crate::mdoc::PresentationError),
+    /// The site's requests exceed `--rate-limit`; a token is back after this long.
+    RateLimited { retry_after_secs: u64 },
 }
 
 impl ApiError {
@@ -89,6 +100,7 @@ impl ApiError {
             ApiError::Internal(_) => ErrorCode::Internal,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
             ApiError::Refused(_) => ErrorCode::PresentationRefused,
+            ApiError::RateLimited { .. } => ErrorCode::RateLimited,
         }
     }
 
@@ -124,13 +136,22 @@ impl From<axum::extract::rejection::PathRejection> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match &self {
-            ApiError::Client(_) | ApiError::Refused(_) => {}
+            ApiError::Client(_) | ApiError::Refused(_) | ApiError::RateLimited { .. } => {}
             ApiError::Internal(cause) => tracing::error!(error = %cause, "request failed"),
             ApiError::Unavailable(cause) => {
                 tracing::warn!(error = %cause, "dependency unavailable")
             }
         }
+        let from_database = match &self {
+            ApiError::Unavailable(_) => true,
+            ApiError::Internal(cause) => cause.is::<StoreError>(),
+            _ => false,
+        };
         let code = self.code();
+        let retry_after = match self {
+            ApiError::RateLimited { retry_after_secs } => retry_after_secs,
+            _ => 1,
+        };
         let mut response = (
             code.status(),
             Json(ErrorBody {
@@ -153,12 +174,17 @@ impl IntoResponse for ApiError {
                     HeaderValue::from_static("Bearer realm=\"agegate-verifier\""),
                 );
             }
-            ErrorCode::Unavailable => {
-                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            ErrorCode::Unavailable | ErrorCode::RateLimited => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
             }
             _ => {}
         }
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        if from_database {
+            response
+                .extensions_mut()
+                .insert(super::observe::DatabaseFault);
+        }
         response
     }
 }

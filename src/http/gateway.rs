@@ -365,6 +365,7 @@ pub async fn approve(
         .await
     {
         Ok(VerifyOutcome::Verified(_)) => {
+            state.metrics.verified(VerifyMethod::Sandbox);
             tracing::info!(invite_id = %id, "invite verified from the sandbox page");
             state.deliveries.notify_one();
             see_other(&state.gateway_url(&id))

@@ -5,6 +5,9 @@ pub mod body;
 pub mod error;
 pub mod gateway;
 pub mod invites;
+pub mod manage;
+pub mod observe;
+pub mod openapi_common;
 pub mod openid4vp;
 pub mod ops;
 pub mod verifier;
@@ -16,6 +19,7 @@ use axum::Router;
 use std::sync::Arc;
 use tokio::sync::Notify;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
@@ -40,6 +44,9 @@ pub struct App {
     pub deliveries: Arc<Notify>,
     /// Verification with the EU Age Verification app; `None` when not configured.
     pub eu_av: Option<openid4vp::EuAv>,
+    pub metrics: Arc<crate::metrics::Metrics>,
+    /// `--rate-limit`: authenticated requests per second per site; `None` is no limit.
+    pub rate_limiter: Option<crate::ratelimit::RateLimiter<crate::domain::SiteId>>,
     openapi_json: Bytes,
 }
 
@@ -99,16 +106,20 @@ impl utoipa::Modify for Catalogue {
 /// The routes and the OpenAPI document, built from the same declarations so they
 /// cannot drift apart.
 pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .routes(routes!(invites::create_invite))
-        .routes(routes!(invites::get_invite))
+    let (router, mut api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(invites::create_invite, manage::list_invites))
+        .routes(routes!(invites::get_invite, manage::erase_invite))
+        .routes(routes!(manage::cancel_invite))
         .routes(routes!(verifier::report_verification))
         .routes(routes!(gateway::show))
         .routes(routes!(gateway::approve))
         .routes(routes!(openid4vp::answer))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::openapi))
-        .split_for_parts()
+        .split_for_parts();
+    invites::document_optional_create_body(&mut api);
+    openapi_common::add_common_responses(&mut api);
+    (router, api)
 }
 
 pub struct AppParts {
@@ -118,6 +129,8 @@ pub struct AppParts {
     pub verifier_token: Option<String>,
     pub deliveries: Arc<Notify>,
     pub eu_av: Option<openid4vp::EuAv>,
+    pub rate_limit: u32,
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// The complete service, ready to serve.
@@ -132,12 +145,20 @@ pub fn router(parts: AppParts) -> Router {
         credentials: auth::CredentialCache::new(),
         deliveries: parts.deliveries,
         eu_av: parts.eu_av,
+        rate_limiter: crate::ratelimit::RateLimiter::new(parts.rate_limit),
+        metrics: parts.metrics,
         openapi_json,
     });
     routes
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body::BODY_LIMIT))
+        // A client that stops sending its body is cut off (headers: see `server`).
+        .layer(RequestBodyTimeoutLayer::new(body::BODY_READ_TIMEOUT))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            observe::observe,
+        ))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             // The path only: query strings and headers may carry customIds or secrets.
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path())

@@ -167,6 +167,7 @@ pub async fn answer(
     )?;
     match state.store.answer_request(&id, &answer.state, now).await? {
         AnswerOutcome::Verified(_) => {
+            state.metrics.verified(crate::domain::VerifyMethod::EuAv);
             tracing::info!(invite_id = %id, age_over = proof.age_over, "invite verified with the EU AV app");
             state.deliveries.notify_one();
         }

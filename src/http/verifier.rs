@@ -63,6 +63,7 @@ pub async fn report_verification(
         VerifyOutcome::NotFound => Err(ErrorCode::InviteNotFound.into()),
         VerifyOutcome::Expired => Err(ErrorCode::InviteExpired.into()),
         VerifyOutcome::Verified(record) => {
+            state.metrics.verified(VerifyMethod::Verifier);
             tracing::info!(invite_id = %record.id, "invite verified");
             state.deliveries.notify_one();
             Ok(Json(InviteStatusRecord::of(record, &state)))

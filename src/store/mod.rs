@@ -4,18 +4,23 @@
 //! from a change ([`transitions`]) — is written once.
 
 mod error;
+mod events;
+pub mod listing;
 pub mod postgres;
 pub(crate) mod rows;
 pub mod sqlite;
 pub(crate) mod transitions;
 
 pub use error::{describe, StoreError, StoreResult};
+pub use events::{
+    AfterAttempt, Attempt, AttemptRecord, DueEvent, EventRecord, OLD_SECRET_GRACE_SECS,
+};
+pub use listing::{InvitePage, InviteSlice};
 
 use crate::clock::UnixTime;
-use crate::domain::webhook::{DeliveryState, EventType};
 use crate::domain::{
-    CustomId, InviteId, MinAge, PasswordDigest, PresentationRequest, SiteId, SiteName, SiteUrl,
-    Status, Username, VerifyMethod, WebhookSecret,
+    CustomId, IdempotentRequest, InviteId, ListQuery, MinAge, PasswordDigest, PresentationRequest,
+    SiteId, SiteName, SiteUrl, Status, Username, VerifyMethod, WebhookFormat, WebhookSecret,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +40,7 @@ pub struct InviteRecord {
     pub custom_id: Option<String>,
     /// What is written down; see [`InviteRecord::status_at`] for what clients see.
     pub stored_status: Status,
+    pub created_at: UnixTime,
     pub expires_at: UnixTime,
     /// How it was verified; `None` unless verified.
     pub method: Option<VerifyMethod>,
@@ -44,6 +50,28 @@ impl InviteRecord {
     pub fn status_at(&self, now: UnixTime) -> Status {
         Status::at(self.stored_status, self.expires_at, now)
     }
+}
+
+/// What a create did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CreateOutcome {
+    /// The invite is stored (with its idempotency key, if it had one).
+    Created,
+    /// The key was used within its window with the same body: this is the invite it made.
+    Replayed(InviteRecord),
+    /// The key was used within its window with another body; nothing was created.
+    KeyConflict,
+}
+
+/// What cancelling an invite did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CancelOutcome {
+    NotFound,
+    /// It was pending and is now expired, with its `invite.expired` event.
+    Cancelled(InviteRecord),
+    AlreadyExpired(InviteRecord),
+    /// It is verified, which cannot be undone.
+    Verified,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +115,7 @@ pub struct NewSite {
     pub webhook_url: Option<SiteUrl>,
     pub sandbox: bool,
     pub min_age: MinAge,
+    pub webhook_format: WebhookFormat,
     pub created_at: UnixTime,
     pub credential: NewCredential,
     pub webhook_secret: WebhookSecret,
@@ -107,6 +136,7 @@ pub struct SiteRecord {
     pub webhook_url: Option<String>,
     pub sandbox: bool,
     pub min_age: MinAge,
+    pub webhook_format: WebhookFormat,
     pub created_at: UnixTime,
     pub credentials: Vec<CredentialInfo>,
 }
@@ -117,6 +147,7 @@ pub struct SiteUpdate {
     pub redirect_url: Option<Option<SiteUrl>>,
     pub webhook_url: Option<Option<SiteUrl>>,
     pub min_age: Option<MinAge>,
+    pub webhook_format: Option<WebhookFormat>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,76 +167,9 @@ pub struct GatewayInvite {
     pub min_age: MinAge,
 }
 
-/// An event claimed for delivery, with everything needed to send it.
-#[derive(Debug, Clone)]
-pub struct DueEvent {
-    pub event_id: String,
-    pub event_type: EventType,
-    pub occurred_at: UnixTime,
-    /// Attempts made in the current round of the retry schedule, before this one.
-    pub attempts_in_round: usize,
-    /// Attempts made in all, before this one.
-    pub attempts: usize,
-    pub invite: InviteRecord,
-    /// The site's webhook URL now (it may have changed since the event).
-    pub webhook_url: Option<String>,
-    /// Every secret that signs now: the current one and any rotated out < 24 h ago.
-    pub secrets: Vec<WebhookSecret>,
-}
-
-/// The outcome of one delivery attempt.
-#[derive(Debug, Clone)]
-pub struct Attempt {
-    pub started_ms: i64,
-    pub duration_ms: i64,
-    pub http_status: Option<u16>,
-    pub error: Option<String>,
-}
-
-/// What happens to an event after an attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AfterAttempt {
-    Delivered,
-    RetryAt(i64),
-    Failed,
-}
-
-impl AfterAttempt {
-    /// The event's stored `state`, `next_attempt_ms` and `finished_at` after the attempt.
-    pub fn columns(self, now: UnixTime) -> (DeliveryState, Option<i64>, Option<UnixTime>) {
-        match self {
-            AfterAttempt::Delivered => (DeliveryState::Delivered, None, Some(now)),
-            AfterAttempt::Failed => (DeliveryState::Failed, None, Some(now)),
-            AfterAttempt::RetryAt(ms) => (DeliveryState::Pending, Some(ms), None),
-        }
-    }
-}
-
-/// How long a rotated-out webhook secret keeps signing.
-pub const OLD_SECRET_GRACE_SECS: i64 = 24 * 60 * 60;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AttemptRecord {
-    pub attempt: usize,
-    pub started_ms: i64,
-    pub duration_ms: i64,
-    pub http_status: Option<u16>,
-    pub error: Option<String>,
-}
-
-/// An event as operators see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventRecord {
-    pub event_id: String,
-    pub event_type: EventType,
-    pub invite_id: String,
-    pub occurred_at: UnixTime,
-    pub state: DeliveryState,
-    pub next_attempt_ms: Option<i64>,
-    pub last_status: Option<u16>,
-    pub last_error: Option<String>,
-    pub attempts: Vec<AttemptRecord>,
-}
+/// The undelivered events, counted alike by both backends (the partial index on
+/// pending events serves it).
+pub(crate) const BACKLOG_SQL: &str = "SELECT COUNT(*) FROM webhook_events WHERE state = 'pending'";
 
 #[async_trait::async_trait]
 pub trait Store: Send + Sync + 'static {
@@ -214,9 +178,45 @@ pub trait Store: Send + Sync + 'static {
 
     // The client API.
     async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>>;
-    /// Returns once the invite is durably committed.
-    async fn insert_invite(&self, invite: NewInvite) -> StoreResult<()>;
+    /// Stores the invite, and with it `key` (in the same transaction), unless [`Repeat`]
+    /// says the key was used already; answers once that is durably committed. Repeats of
+    /// one key wait for each other, so they never make two invites.
+    ///
+    /// [`Repeat`]: crate::domain::idempotency::Repeat
+    async fn create_invite(
+        &self,
+        invite: NewInvite,
+        key: Option<IdempotentRequest>,
+    ) -> StoreResult<CreateOutcome>;
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>>;
+    /// Runs each slice (see [`listing`]): the site's invites it holds, newest first.
+    async fn invite_slices(
+        &self,
+        site: SiteId,
+        slices: Vec<InviteSlice>,
+    ) -> StoreResult<Vec<Vec<InviteRecord>>>;
+    /// One page of the site's invites, newest first, as `query` asks at `now`.
+    async fn list_invites(
+        &self,
+        site: SiteId,
+        query: &ListQuery,
+        now: UnixTime,
+    ) -> StoreResult<InvitePage> {
+        let found = self.invite_slices(site, listing::plan(query, now)).await?;
+        Ok(listing::page(found, query.limit))
+    }
+    /// Applies [`crate::domain::invite::cancel`] to the site's invite as it stands at
+    /// `now`; a pending one is stored expired with its `invite.expired` event.
+    async fn cancel_invite(
+        &self,
+        site: SiteId,
+        id: &InviteId,
+        now: UnixTime,
+    ) -> StoreResult<CancelOutcome>;
+    /// Erases the site's invite with everything stored about it: its webhook events
+    /// (delivered or not) and their attempts, its presentation requests and idempotency
+    /// keys. `false` when the site has no such invite.
+    async fn erase_invite(&self, site: SiteId, id: &InviteId) -> StoreResult<bool>;
     /// Applies [`crate::domain::invite::verify`] to the invite as it stands at `now`;
     /// a transition to verified writes its `invite.verified` event in the same transaction.
     async fn verify_invite(
@@ -280,6 +280,17 @@ pub trait Store: Send + Sync + 'static {
     async fn deliveries(&self, site: SiteId, limit: usize) -> StoreResult<Vec<EventRecord>>;
     /// Queues an event again with a fresh retry schedule; `false` when there is no such event.
     async fn redeliver(&self, event_id: &str, now_ms: i64) -> StoreResult<bool>;
+    /// How many events are not yet delivered (pending or waiting for a retry).
+    async fn webhook_backlog(&self) -> StoreResult<u64>;
+
+    // Retention.
+    /// Erases, as [`Store::erase_invite`] does, up to `limit` invites that became verified
+    /// or expired before `before`; returns how many. Safe to run on several nodes at once.
+    async fn erase_settled(&self, before: UnixTime, limit: usize) -> StoreResult<usize>;
+    /// Drops up to `limit` each of what has no further use at `now`: idempotency keys past
+    /// their window, presentation requests past their life, webhook secrets that stopped
+    /// signing. Returns how many rows went.
+    async fn drop_spent(&self, now: UnixTime, limit: usize) -> StoreResult<usize>;
 
     // Administration.
     async fn create_site(&self, site: NewSite) -> StoreResult<()>;
@@ -295,6 +306,31 @@ pub trait Store: Send + Sync + 'static {
         username: &str,
         now: UnixTime,
     ) -> StoreResult<RevokeOutcome>;
+    /// Erases the site with everything it owns: credentials, webhook secrets, invites and
+    /// all [`Store::erase_invite`] erases with them. Returns how many invites went, or
+    /// `None` when there is no such site. Credentials go first, so no invite is added
+    /// meanwhile; invites go in batches, so other writes get their turn in between.
+    async fn delete_site(&self, site: SiteId) -> StoreResult<Option<usize>> {
+        const BATCH: usize = 1000;
+        if !self.begin_site_delete(site).await? {
+            return Ok(None);
+        }
+        let mut erased = 0;
+        loop {
+            let n = self.erase_site_invites(site, Some(BATCH)).await?;
+            erased += n;
+            if n < BATCH {
+                break;
+            }
+        }
+        Ok(Some(erased + self.erase_site_invites(site, None).await?))
+    }
+    /// [`Store::delete_site`]'s first step: deletes the site's credentials; `false` when
+    /// there is no such site.
+    async fn begin_site_delete(&self, site: SiteId) -> StoreResult<bool>;
+    /// [`Store::delete_site`]'s next steps: erases up to `limit` of the site's invites;
+    /// with `None`, all that are left and then the site. Returns how many invites went.
+    async fn erase_site_invites(&self, site: SiteId, limit: Option<usize>) -> StoreResult<usize>;
     /// Makes `secret` the site's signing secret; the previous one stays valid for signing
     /// until `now` + 24 h. `false` when there is no such site.
     async fn rotate_webhook_secret(

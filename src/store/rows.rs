@@ -10,10 +10,11 @@ use super::{
     AttemptRecord, CredentialInfo, CredentialRecord, DueEvent, EventRecord, GatewayInvite,
     InviteRecord, SiteRecord, StoreError, StoreResult,
 };
+use crate::domain::idempotency::RememberedKey;
 use crate::domain::webhook::{DeliveryState, EventType};
 use crate::domain::{
-    InviteId, MinAge, PasswordDigest, PresentationRequest, SiteId, Status, VerifyMethod,
-    WebhookSecret,
+    BodyDigest, InviteId, MinAge, PasswordDigest, PresentationRequest, SiteId, Status,
+    VerifyMethod, WebhookFormat, WebhookSecret,
 };
 
 /// Typed access to one row's columns by position.
@@ -118,6 +119,10 @@ fn method(row: &dyn Columns, i: usize) -> StoreResult<Option<VerifyMethod>> {
         .transpose()
 }
 
+fn webhook_format(row: &dyn Columns, i: usize) -> StoreResult<WebhookFormat> {
+    parsed(row, i, "webhook format", |s| WebhookFormat::parse(s).ok())
+}
+
 fn count(row: &dyn Columns, i: usize) -> StoreResult<usize> {
     let n = row.int(i)?;
     usize::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n}")))
@@ -131,32 +136,45 @@ fn http_status(row: &dyn Columns, i: usize) -> StoreResult<Option<u16>> {
 
 // One function per record type.
 
-pub const INVITE_COLUMNS: &str =
-    "i.invite_id, i.site_id, i.custom_id, i.status, i.expires_at, i.verified_method";
+pub const INVITE_COLUMNS: &str = "i.invite_id, i.site_id, i.custom_id, i.status, i.created_at, \
+     i.expires_at, i.verified_method";
 
-/// An invite from the six [`INVITE_COLUMNS`] starting at column `at`.
+/// An invite from the seven [`INVITE_COLUMNS`] starting at column `at`.
 pub fn invite(row: &dyn Columns, at: usize) -> StoreResult<InviteRecord> {
     Ok(InviteRecord {
         id: invite_id(row, at)?,
         site_id: site_id(row, at + 1)?,
         custom_id: row.opt_text(at + 2)?,
         stored_status: parsed(row, at + 3, "status", Status::parse)?,
-        expires_at: row.int(at + 4)?,
-        method: method(row, at + 5)?,
+        created_at: row.int(at + 4)?,
+        expires_at: row.int(at + 5)?,
+        method: method(row, at + 6)?,
     })
 }
 
 /// [`INVITE_COLUMNS`] and then these, from `invites i JOIN sites s`.
-pub const GATEWAY_COLUMNS: &str = "i.invite_id, i.site_id, i.custom_id, i.status, i.expires_at, \
-     i.verified_method, s.name, s.redirect_url, s.sandbox, s.min_age";
+pub const GATEWAY_COLUMNS: &str = "i.invite_id, i.site_id, i.custom_id, i.status, i.created_at, \
+     i.expires_at, i.verified_method, s.name, s.redirect_url, s.sandbox, s.min_age";
 
 pub fn gateway_invite(row: &dyn Columns) -> StoreResult<GatewayInvite> {
     Ok(GatewayInvite {
         invite: invite(row, 0)?,
-        site_name: row.text(6)?,
-        redirect_url: row.opt_text(7)?,
-        sandbox: row.boolean(8)?,
-        min_age: min_age(row, 9)?,
+        site_name: row.text(7)?,
+        redirect_url: row.opt_text(8)?,
+        sandbox: row.boolean(9)?,
+        min_age: min_age(row, 10)?,
+    })
+}
+
+/// A remembered idempotency key, from `idempotency_keys`.
+pub const REMEMBERED_KEY_COLUMNS: &str = "body_sha256, invite_id, created_at";
+
+pub fn remembered_key(row: &dyn Columns) -> StoreResult<RememberedKey> {
+    Ok(RememberedKey {
+        body: BodyDigest::from_slice(&row.bytes(0)?)
+            .ok_or_else(|| StoreError::Corrupt("body digest length".into()))?,
+        invite: invite_id(row, 1)?,
+        created_at: row.int(2)?,
     })
 }
 
@@ -173,7 +191,7 @@ pub fn credential(row: &dyn Columns) -> StoreResult<CredentialRecord> {
 }
 
 pub const SITE_COLUMNS: &str =
-    "site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age";
+    "site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format";
 
 /// A site without its credentials (they come from [`credential_info`]).
 pub fn site(row: &dyn Columns) -> StoreResult<SiteRecord> {
@@ -185,6 +203,7 @@ pub fn site(row: &dyn Columns) -> StoreResult<SiteRecord> {
         sandbox: row.boolean(4)?,
         created_at: row.int(5)?,
         min_age: min_age(row, 6)?,
+        webhook_format: webhook_format(row, 7)?,
         credentials: Vec::new(),
     })
 }
@@ -214,8 +233,8 @@ pub fn presentation_request(row: &dyn Columns) -> StoreResult<PresentationReques
 
 /// A claimed event with its invite, from `webhook_events e JOIN invites i JOIN sites s`.
 pub const DUE_EVENT_COLUMNS: &str = "e.event_id, e.event_type, e.occurred_at, e.attempts, \
-     e.round_start, s.webhook_url, i.invite_id, i.site_id, i.custom_id, i.status, \
-     i.expires_at, i.verified_method";
+     e.round_start, s.webhook_url, s.webhook_format, i.invite_id, i.site_id, i.custom_id, \
+     i.status, i.created_at, i.expires_at, i.verified_method";
 
 /// A claimed event without its secrets (they come from [`secret`]).
 pub fn due_event(row: &dyn Columns) -> StoreResult<DueEvent> {
@@ -230,7 +249,8 @@ pub fn due_event(row: &dyn Columns) -> StoreResult<DueEvent> {
             .ok_or_else(|| StoreError::Corrupt("round starts after its attempts".into()))?,
         attempts,
         webhook_url: row.opt_text(5)?,
-        invite: invite(row, 6)?,
+        webhook_format: webhook_format(row, 6)?,
+        invite: invite(row, 7)?,
         secrets: Vec::new(),
     })
 }
@@ -274,6 +294,11 @@ pub fn site_id_only(row: &dyn Columns) -> StoreResult<SiteId> {
     site_id(row, 0)
 }
 
+/// An invite id alone, from its first column.
+pub fn invite_id_only(row: &dyn Columns) -> StoreResult<InviteId> {
+    invite_id(row, 0)
+}
+
 /// A credential's `revoked_at`, from its first column.
 pub fn revoked_at(row: &dyn Columns) -> StoreResult<Option<i64>> {
     row.opt_int(0)
@@ -296,7 +321,7 @@ mod tests {
     fn invites_are_parsed_from_their_columns() {
         let r = one(
             "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL,
-                    'verified', 100, 'eu-av'",
+                    'verified', 1, 100, 'eu-av'",
             |row| invite(row, 0),
         )
         .unwrap();
@@ -308,11 +333,11 @@ mod tests {
     #[test]
     fn bad_stored_data_is_corrupt_not_a_panic() {
         let cases = [
-            "SELECT 'short', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'pending', 1, NULL",
-            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', 'not-a-uuid', NULL, 'pending', 1, NULL",
-            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'gone', 1, NULL",
-            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'pending', 'x', NULL",
-            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'verified', 1, 'magic'",
+            "SELECT 'short', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'pending', 0, 1, NULL",
+            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', 'not-a-uuid', NULL, 'pending', 0, 1, NULL",
+            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'gone', 0, 1, NULL",
+            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'pending', 0, 'x', NULL",
+            "SELECT 'AAAAAAAAAAAAAAAAAAAAAA', '6f1d9a4e-8f0e-4c53-9d5e-6a4f4f8f2b10', NULL, 'verified', 0, 1, 'magic'",
         ];
         for sql in cases {
             let e = one(sql, |row| invite(row, 0)).unwrap_err();

@@ -3,10 +3,10 @@
 //! backend reads what is stored (locking it), asks here, and writes what it is told in the
 //! same transaction; it never decides itself which events follow from a change.
 
-use super::{AnswerOutcome, InviteRecord, RevokeOutcome, VerifyOutcome};
+use super::{AnswerOutcome, CancelOutcome, InviteRecord, RevokeOutcome, VerifyOutcome};
 use crate::clock::UnixTime;
-use crate::domain::invite::{self, VerifyTransition};
-use crate::domain::{PresentationRequest, Status, VerifyMethod};
+use crate::domain::invite::{self, CancelError, CancelTransition, VerifyTransition};
+use crate::domain::{PresentationRequest, SiteId, Status, VerifyMethod};
 
 /// What verifying an invite writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +31,33 @@ pub fn verify(found: Option<InviteRecord>, method: VerifyMethod, now: UnixTime) 
             record.stored_status = Status::Verified;
             record.method = Some(method);
             VerifyStep::Verify(record)
+        }
+    }
+}
+
+/// What cancelling an invite writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CancelStep {
+    /// Nothing: answer with this.
+    Done(CancelOutcome),
+    /// Store the invite as expired now (as this record says) with its `invite.expired`
+    /// event; answer [`CancelOutcome::Cancelled`] with it.
+    Expire(InviteRecord),
+}
+
+/// `found` is the invite as stored, of whichever site; another site's is not found.
+pub fn cancel(found: Option<InviteRecord>, site: SiteId, now: UnixTime) -> CancelStep {
+    let Some(mut record) = found.filter(|r| r.site_id == site) else {
+        return CancelStep::Done(CancelOutcome::NotFound);
+    };
+    match invite::cancel(record.status_at(now)) {
+        Err(CancelError::Verified) => CancelStep::Done(CancelOutcome::Verified),
+        Ok(CancelTransition::AlreadyExpired) => {
+            CancelStep::Done(CancelOutcome::AlreadyExpired(record))
+        }
+        Ok(CancelTransition::Expire) => {
+            record.stored_status = Status::Expired;
+            CancelStep::Expire(record)
         }
     }
 }
@@ -92,6 +119,7 @@ mod tests {
             site_id: SiteId::generate(),
             custom_id: None,
             stored_status: Status::Pending,
+            created_at: expires_at - invite::INVITE_LIFETIME_SECS,
             expires_at,
             method: None,
         }
@@ -112,6 +140,31 @@ mod tests {
         assert_eq!(
             verify(None, VerifyMethod::Verifier, 0),
             VerifyStep::Done(VerifyOutcome::NotFound)
+        );
+    }
+
+    #[test]
+    fn only_the_sites_own_pending_invite_is_cancelled() {
+        let invite = pending(10);
+        let site = invite.site_id;
+        let CancelStep::Expire(r) = cancel(Some(invite.clone()), site, 9) else {
+            panic!("a pending invite expires")
+        };
+        assert_eq!(r.stored_status, Status::Expired);
+        assert_eq!(r.expires_at, 10, "expires is unchanged");
+        assert_eq!(
+            cancel(Some(invite.clone()), SiteId::generate(), 9),
+            CancelStep::Done(CancelOutcome::NotFound)
+        );
+        assert!(matches!(
+            cancel(Some(invite.clone()), site, 10),
+            CancelStep::Done(CancelOutcome::AlreadyExpired(_))
+        ));
+        let mut verified = invite;
+        verified.stored_status = Status::Verified;
+        assert_eq!(
+            cancel(Some(verified), site, 9),
+            CancelStep::Done(CancelOutcome::Verified)
         );
     }
 

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::formats::Outgoing;
 use super::guard::{check_literal, GuardedResolver};
 
 pub const TIMEOUT: Duration = Duration::from_secs(10);
@@ -16,6 +17,8 @@ pub enum Sent {
     Answered(u16),
     /// No answer: refused, timed out, not allowed, …
     Failed(String),
+    /// Not sent, and never will be (the event has nothing to send in the site's format).
+    Refused(String),
 }
 
 pub struct WebhookClient {
@@ -40,14 +43,8 @@ impl WebhookClient {
         }
     }
 
-    pub async fn send(
-        &self,
-        target: &str,
-        webhook_id: &str,
-        timestamp: i64,
-        signature: &str,
-        body: Vec<u8>,
-    ) -> Sent {
+    /// POSTs `outgoing` as `application/json` to `target`.
+    pub async fn send(&self, target: &str, outgoing: Outgoing) -> Sent {
         let url = match url::Url::parse(target) {
             Ok(url) => url,
             Err(e) => return Sent::Failed(format!("invalid webhook URL: {e}")),
@@ -55,16 +52,14 @@ impl WebhookClient {
         if let Err(e) = check_literal(&url, self.allow_private) {
             return Sent::Failed(e.to_string());
         }
-        let result = self
+        let mut request = self
             .http
             .post(url)
-            .header("content-type", "application/json")
-            .header("webhook-id", webhook_id)
-            .header("webhook-timestamp", timestamp.to_string())
-            .header("webhook-signature", signature)
-            .body(body)
-            .send()
-            .await;
+            .header("content-type", "application/json");
+        for (name, value) in outgoing.headers {
+            request = request.header(name, value);
+        }
+        let result = request.body(outgoing.body).send().await;
         match result {
             Ok(mut response) => {
                 let status = response.status().as_u16();

@@ -2,6 +2,7 @@
 //! report (see the store); here they are signed and delivered, at least once.
 
 pub mod client;
+pub mod formats;
 pub mod guard;
 pub mod signing;
 pub mod sweeper;

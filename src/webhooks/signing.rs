@@ -1,5 +1,7 @@
 //! Standard Webhooks signatures: `v1,` + base64 of HMAC-SHA256 over
-//! `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the secret's decoded bytes.
+//! `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the secret's decoded bytes; and
+//! the everprotec format's: lowercase hex HMAC-SHA256 over the body alone, keyed with the
+//! secret's text (`whsec_…` as UTF-8).
 
 use base64::Engine;
 use hmac::{Hmac, Mac};
@@ -37,6 +39,19 @@ pub fn signature_header(
         .join(" ")
 }
 
+/// Lowercase hex HMAC-SHA256 of `body`, keyed with the UTF-8 bytes of `secret` as the
+/// site was given it (`X-Everprotec-SHA256`).
+pub fn hex_hmac(secret: &WebhookSecret, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.expose().as_bytes())
+        .expect("HMAC takes keys of any length");
+    mac.update(body);
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,6 +67,16 @@ mod tests {
                 br#"{"test": 2432232314}"#
             ),
             "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+        );
+    }
+
+    #[test]
+    fn everprotec_signatures_are_lowercase_hex_hmac_keyed_with_the_secret_text() {
+        // RFC 4231 test case 2: key "Jefe".
+        let secret = WebhookSecret::from_stored("Jefe".into());
+        assert_eq!(
+            hex_hmac(&secret, b"what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
     }
 

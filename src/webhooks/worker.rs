@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::client::{Sent, WebhookClient};
-use super::{payload, signing};
+use super::formats;
 use crate::clock::Clock;
 use crate::domain::webhook::retry_delay;
 use crate::store::{AfterAttempt, Attempt, DueEvent, Store};
@@ -35,6 +35,7 @@ pub struct Worker {
     pub poll: Duration,
     /// How long a claim lasts; after it, another worker may take the event over.
     pub lease: Duration,
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl Worker {
@@ -47,6 +48,12 @@ impl Worker {
         let mut next_retry_ms: Option<i64> = None;
         let lease_ms = i64::try_from(this.lease.as_millis()).unwrap_or(i64::MAX);
         while !shutdown.is_cancelled() {
+            // The gauge follows the outbox on each pass (a count over the pending index).
+            if let Ok(backlog) = this.store.webhook_backlog().await {
+                this.metrics
+                    .webhook_backlog
+                    .set(i64::try_from(backlog).unwrap_or(i64::MAX));
+            }
             let free = permits.available_permits();
             let mut claimed = 0;
             if free > 0 {
@@ -98,24 +105,22 @@ impl Worker {
         let started = Instant::now();
         let sent = match &event.webhook_url {
             None => Sent::Failed("the site has no webhook URL".into()),
-            Some(target) => {
-                let body = payload(&event, &self.public_url);
-                let timestamp = self.clock.now();
-                let signature =
-                    signing::signature_header(&event.secrets, &event.event_id, timestamp, &body);
-                self.client
-                    .send(target, &event.event_id, timestamp, &signature, body)
-                    .await
-            }
+            Some(target) => match formats::outgoing(&event, &self.public_url, self.clock.now()) {
+                Ok(outgoing) => self.client.send(target, outgoing).await,
+                Err(reason) => Sent::Refused(reason),
+            },
         };
-        let (http_status, error) = match sent {
-            Sent::Answered(status) => (Some(status), None),
-            Sent::Failed(error) => (None, Some(error)),
+        let (http_status, error, hopeless) = match sent {
+            Sent::Answered(status) => (Some(status), None, false),
+            Sent::Failed(error) => (None, Some(error), false),
+            Sent::Refused(error) => (None, Some(error), true),
         };
         let delivered = http_status.is_some_and(|s| (200..300).contains(&s));
         let attempt_no = event.attempts_in_round + 1;
         let after = if delivered {
             AfterAttempt::Delivered
+        } else if hopeless {
+            AfterAttempt::Failed
         } else {
             match retry_delay(attempt_no, &self.schedule) {
                 Some(delay) => AfterAttempt::RetryAt(self.clock.now_millis() + with_jitter(delay)),
@@ -146,6 +151,11 @@ impl Worker {
             tracing::error!(event_id = %event.event_id, error = %e, "could not record a webhook attempt");
             return None;
         }
+        self.metrics.webhook_attempt(match after {
+            AfterAttempt::Delivered => "delivered",
+            AfterAttempt::RetryAt(_) => "retry",
+            AfterAttempt::Failed => "failed",
+        });
         match after {
             AfterAttempt::RetryAt(at) => Some(at),
             AfterAttempt::Delivered | AfterAttempt::Failed => None,

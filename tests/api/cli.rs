@@ -71,6 +71,7 @@ fn list_and_show_describe_sites_without_any_secret() {
             "redirectUrl",
             "sandbox",
             "siteId",
+            "webhookFormat",
             "webhookUrl"
         ]
     );
@@ -80,6 +81,7 @@ fn list_and_show_describe_sites_without_any_secret() {
     assert_eq!(shown["webhookUrl"], "https://shop.example/hooks");
     assert_eq!(shown["sandbox"], true);
     assert_eq!(shown["minAge"], 18);
+    assert_eq!(shown["webhookFormat"], "standard");
     assert!(humantime::parse_rfc3339(shown["createdAt"].as_str().unwrap()).is_ok());
     let creds = shown["credentials"].as_array().unwrap();
     assert_eq!(creds.len(), 1);

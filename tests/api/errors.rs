@@ -16,9 +16,11 @@ async fn wrong_methods_on_existing_routes_are_405_json() {
     let site = app.create_site().await;
     let invite = format!("/v1/website/{}/invite", site.site_id);
     let one = format!("{invite}/AAAAAAAAAAAAAAAAAAAAAA");
+    let cancel = format!("{one}/cancel");
     let cases = [
-        (reqwest::Method::GET, invite.as_str()),
+        (reqwest::Method::PATCH, invite.as_str()),
         (reqwest::Method::DELETE, invite.as_str()),
+        (reqwest::Method::GET, cancel.as_str()),
         (reqwest::Method::PUT, one.as_str()),
         (reqwest::Method::POST, one.as_str()),
         (reqwest::Method::GET, "/v1/verifier/invite/x"),

@@ -4,7 +4,7 @@
 use agegate::cli::SiteSettings;
 use agegate::clock::{Clock, ManualClock, SystemClock};
 use agegate::config::Settings;
-use agegate::domain::{MinAge, SiteName, SiteUrl};
+use agegate::domain::{MinAge, SiteName, SiteUrl, WebhookFormat};
 use agegate::startup::Application;
 use agegate::store::{self, Store};
 use serde_json::Value;
@@ -22,6 +22,8 @@ pub const T0: i64 = 1_800_000_000;
 
 pub struct TestApp {
     pub base: String,
+    /// `http://` + the `--metrics-listen` address, when the test asked for one.
+    pub metrics_base: Option<String>,
     pub client: reqwest::Client,
     /// The app's clock, unless it runs on the wall clock (`real_time`).
     pub clock: Arc<ManualClock>,
@@ -47,6 +49,7 @@ pub struct SiteOptions<'a> {
     pub webhook_url: Option<&'a str>,
     pub sandbox: bool,
     pub min_age: Option<i64>,
+    pub webhook_format: WebhookFormat,
 }
 
 pub fn client() -> reqwest::Client {
@@ -137,10 +140,12 @@ async fn spawn_on(
         .await
         .unwrap();
     let base = format!("http://{}", app.local_addr());
+    let metrics_base = app.metrics_addr().map(|a| format!("http://{a}"));
     let shutdown = CancellationToken::new();
     tokio::spawn(app.run_until_stopped(shutdown.clone()));
     TestApp {
         base,
+        metrics_base,
         client: client(),
         clock,
         real_time,
@@ -173,6 +178,7 @@ impl TestApp {
                 webhook_url: url(options.webhook_url),
                 sandbox: options.sandbox,
                 min_age: MinAge::new(options.min_age.unwrap_or(18)).unwrap(),
+                webhook_format: options.webhook_format,
             },
         )
         .await
@@ -277,6 +283,7 @@ pub fn agegate() -> Command {
         .env_remove("AGEGATE_VERIFIER_TOKEN")
         .env_remove("AGEGATE_EU_AV_TRUST_ANCHORS")
         .env_remove("AGEGATE_EU_AV_WALLET_SCHEME")
+        .env_remove("AGEGATE_RETENTION")
         .env_remove("RUST_LOG");
     cmd
 }

@@ -43,7 +43,10 @@ async fn every_public_route_is_documented() {
     let doc = document(&app).await;
     let expected = [
         ("post", "/v1/website/{siteId}/invite"),
+        ("get", "/v1/website/{siteId}/invite"),
         ("get", "/v1/website/{siteId}/invite/{inviteId}"),
+        ("delete", "/v1/website/{siteId}/invite/{inviteId}"),
+        ("post", "/v1/website/{siteId}/invite/{inviteId}/cancel"),
         ("post", "/v1/verifier/invite/{inviteId}"),
         ("get", "/gateway/{inviteId}"),
         ("post", "/gateway/{inviteId}/approve"),
@@ -109,4 +112,94 @@ async fn health_answers_200_when_the_database_does() {
     assert_eq!(resp.status(), 200);
     let body: Value = resp.json().await.unwrap();
     assert_eq!(body, serde_json::json!({"status": "ok"}));
+}
+
+/// The parameter `name` of an operation.
+fn parameter<'a>(op: &'a Value, name: &str) -> &'a Value {
+    op["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no parameter {name}"))
+}
+
+fn statuses(op: &Value) -> Vec<&str> {
+    let mut s: Vec<&str> = op["responses"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    s.sort();
+    s
+}
+
+#[tokio::test]
+async fn idempotent_create_is_documented_exactly() {
+    let app = spawn_app().await;
+    let doc = document(&app).await;
+    let create = &doc["paths"]["/v1/website/{siteId}/invite"]["post"];
+    assert_eq!(
+        create["requestBody"]["required"], false,
+        "the body is optional"
+    );
+    assert_eq!(
+        create["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/CreateInviteRequest"
+    );
+    let key = parameter(create, "Idempotency-Key");
+    assert_eq!(key["in"], "header");
+    assert_eq!(key["required"], false);
+    assert_eq!(key["schema"]["type"], "string");
+    assert_eq!(key["schema"]["minLength"], 1);
+    assert_eq!(key["schema"]["maxLength"], 255);
+    assert!(create["responses"]["200"]["headers"]["Idempotent-Replayed"].is_object());
+    assert_eq!(
+        statuses(create),
+        ["200", "400", "401", "403", "408", "413", "422", "429", "503"]
+    );
+}
+
+#[tokio::test]
+async fn list_cancel_and_erase_are_documented_exactly() {
+    let app = spawn_app().await;
+    let doc = document(&app).await;
+    let list = &doc["paths"]["/v1/website/{siteId}/invite"]["get"];
+    let limit = parameter(list, "limit");
+    assert_eq!(limit["in"], "query");
+    assert_eq!(
+        (
+            &limit["schema"]["minimum"],
+            &limit["schema"]["maximum"],
+            &limit["schema"]["default"]
+        ),
+        (&1.into(), &500.into(), &50.into())
+    );
+    assert_eq!(parameter(list, "customId")["schema"]["maxLength"], 128);
+    assert_eq!(
+        parameter(list, "status")["schema"]["$ref"],
+        "#/components/schemas/Status"
+    );
+    assert_eq!(
+        doc["components"]["schemas"]["Status"]["enum"],
+        serde_json::json!(["pending", "verified", "expired"])
+    );
+    assert_eq!(parameter(list, "cursor")["required"], false);
+    assert_eq!(statuses(list), ["200", "400", "401", "403", "429", "503"]);
+    let page = &doc["components"]["schemas"]["InviteList"];
+    assert_eq!(page["required"], serde_json::json!(["data", "nextCursor"]));
+
+    let cancel = &doc["paths"]["/v1/website/{siteId}/invite/{inviteId}/cancel"]["post"];
+    assert!(cancel.get("requestBody").is_none());
+    assert_eq!(
+        statuses(cancel),
+        ["200", "400", "401", "403", "404", "409", "429", "503"]
+    );
+    let erase = &doc["paths"]["/v1/website/{siteId}/invite/{inviteId}"]["delete"];
+    assert_eq!(
+        statuses(erase),
+        ["204", "400", "401", "403", "404", "429", "503"]
+    );
+    assert!(erase["responses"]["204"].get("content").is_none());
 }

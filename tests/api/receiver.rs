@@ -2,7 +2,7 @@
 //! answers with statuses a test chooses; and an independent signature check.
 
 use axum::body::Bytes;
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
 use base64::Engine;
 use hmac::{Hmac, Mac};
@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Clone)]
 pub struct Received {
+    pub method: Method,
     pub path: String,
     pub headers: HeaderMap,
     pub body: Bytes,
@@ -64,39 +65,42 @@ impl TestReceiver {
         let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let state = shared.clone();
-        let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap, body: Bytes| {
-            let state = state.clone();
-            async move {
-                state.received.lock().unwrap().push(Received {
-                    path: uri.path().to_owned(),
-                    headers,
-                    body,
-                    at: Instant::now(),
-                });
-                state.arrived.notify_waiters();
-                let held = {
-                    let mut hold = state.hold.lock().unwrap();
-                    let held = *hold > 0;
-                    *hold = hold.saturating_sub(1);
-                    held
-                };
-                if held {
-                    tokio::time::sleep(Duration::from_secs(60)).await;
+        let app = axum::Router::new().fallback(
+            move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
+                let state = state.clone();
+                async move {
+                    state.received.lock().unwrap().push(Received {
+                        method,
+                        path: uri.path().to_owned(),
+                        headers,
+                        body,
+                        at: Instant::now(),
+                    });
+                    state.arrived.notify_waiters();
+                    let held = {
+                        let mut hold = state.hold.lock().unwrap();
+                        let held = *hold > 0;
+                        *hold = hold.saturating_sub(1);
+                        held
+                    };
+                    if held {
+                        tokio::time::sleep(Duration::from_secs(60)).await;
+                    }
+                    let status = state
+                        .script
+                        .lock()
+                        .unwrap()
+                        .pop_front()
+                        .unwrap_or(*state.default_status.lock().unwrap());
+                    let status = StatusCode::from_u16(status).unwrap();
+                    if status.is_redirection() {
+                        (status, [("location", "/elsewhere")], "moved").into_response()
+                    } else {
+                        (status, "ok").into_response()
+                    }
                 }
-                let status = state
-                    .script
-                    .lock()
-                    .unwrap()
-                    .pop_front()
-                    .unwrap_or(*state.default_status.lock().unwrap());
-                let status = StatusCode::from_u16(status).unwrap();
-                if status.is_redirection() {
-                    (status, [("location", "/elsewhere")], "moved").into_response()
-                } else {
-                    (status, "ok").into_response()
-                }
-            }
-        });
+            },
+        );
         let stop = CancellationToken::new();
         let until = stop.clone().cancelled_owned();
         tokio::spawn(async move {

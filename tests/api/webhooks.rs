@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 const FIVE_SECONDS: Duration = Duration::from_secs(5);
 
-fn allow_private_with_schedule(
+pub fn allow_private_with_schedule(
     schedule: &'static [u64],
 ) -> impl FnOnce(&mut agegate::config::Settings) {
     move |s| {
@@ -24,7 +24,7 @@ fn allow_private_with_schedule(
     }
 }
 
-async fn hooked_site(app: &TestApp, receiver: &TestReceiver) -> TestSite {
+pub async fn hooked_site(app: &TestApp, receiver: &TestReceiver) -> TestSite {
     app.create_site_with(SiteOptions {
         webhook_url: Some(&receiver.url),
         ..Default::default()
@@ -32,7 +32,7 @@ async fn hooked_site(app: &TestApp, receiver: &TestReceiver) -> TestSite {
     .await
 }
 
-async fn events(app: &TestApp, site: &TestSite) -> Vec<EventRecord> {
+pub async fn events(app: &TestApp, site: &TestSite) -> Vec<EventRecord> {
     app.store
         .deliveries(SiteId::parse(&site.site_id).unwrap(), 100)
         .await
@@ -40,7 +40,7 @@ async fn events(app: &TestApp, site: &TestSite) -> Vec<EventRecord> {
 }
 
 /// Polls the site's events until `done` holds, for up to `timeout`.
-async fn wait_events(
+pub async fn wait_events(
     app: &TestApp,
     site: &TestSite,
     timeout: Duration,

@@ -8,7 +8,10 @@ use deadpool_postgres::{GenericClient, Object};
 use crate::store::rows::Columns;
 use crate::store::{StoreError, StoreResult};
 
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/0001_init.sql"),
+    include_str!("migrations/0002_integrators.sql"),
+];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).
 const LOCK_KEY: i64 = 0x6167_6567_6174_6501;

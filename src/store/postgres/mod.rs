@@ -8,6 +8,7 @@
 //! Connections are plain TCP (`NoTls`): run it on a trusted network or a local socket
 //! proxy; a URL that demands TLS (`sslmode=require`) is refused when connecting.
 
+mod erasure;
 mod errors;
 mod invites;
 mod migrations;
@@ -26,12 +27,15 @@ use tokio_postgres::NoTls;
 
 use super::rows::Columns;
 use super::{
-    describe, AfterAttempt, AnswerOutcome, Attempt, CredentialRecord, DbOptions, DueEvent,
-    EventRecord, GatewayInvite, InviteRecord, NewCredential, NewInvite, NewSite, RevokeOutcome,
-    SiteRecord, SiteUpdate, Store, StoreError, StoreResult, VerifyOutcome,
+    describe, AfterAttempt, AnswerOutcome, Attempt, CancelOutcome, CreateOutcome, CredentialRecord,
+    DbOptions, DueEvent, EventRecord, GatewayInvite, InviteRecord, InviteSlice, NewCredential,
+    NewInvite, NewSite, RevokeOutcome, SiteRecord, SiteUpdate, Store, StoreError, StoreResult,
+    VerifyOutcome,
 };
 use crate::clock::UnixTime;
-use crate::domain::{InviteId, PresentationRequest, SiteId, VerifyMethod, WebhookSecret};
+use crate::domain::{
+    IdempotentRequest, InviteId, PresentationRequest, SiteId, VerifyMethod, WebhookSecret,
+};
 
 /// How long to wait for a connection (a new one, or a free one from the pool): short, so
 /// requests fail fast with 503 while PostgreSQL is away instead of piling up.
@@ -172,8 +176,33 @@ impl Store for PostgresStore {
         sites::credential(&self.client().await?, username).await
     }
 
-    async fn insert_invite(&self, invite: NewInvite) -> StoreResult<()> {
-        invites::insert(&self.client().await?, &invite).await
+    async fn create_invite(
+        &self,
+        invite: NewInvite,
+        key: Option<IdempotentRequest>,
+    ) -> StoreResult<CreateOutcome> {
+        invites::create(&mut self.client().await?, &invite, key.as_ref()).await
+    }
+
+    async fn invite_slices(
+        &self,
+        site: SiteId,
+        slices: Vec<InviteSlice>,
+    ) -> StoreResult<Vec<Vec<InviteRecord>>> {
+        invites::slices(&self.client().await?, site, &slices).await
+    }
+
+    async fn cancel_invite(
+        &self,
+        site: SiteId,
+        id: &InviteId,
+        now: UnixTime,
+    ) -> StoreResult<CancelOutcome> {
+        invites::cancel(&mut self.client().await?, site, id, now).await
+    }
+
+    async fn erase_invite(&self, site: SiteId, id: &InviteId) -> StoreResult<bool> {
+        erasure::erase(&mut self.client().await?, site, id).await
     }
 
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>> {
@@ -255,6 +284,30 @@ impl Store for PostgresStore {
 
     async fn redeliver(&self, event_id: &str, now_ms: i64) -> StoreResult<bool> {
         webhooks::redeliver(&self.client().await?, event_id, now_ms).await
+    }
+
+    async fn webhook_backlog(&self) -> StoreResult<u64> {
+        let n = one(&self.client().await?, super::BACKLOG_SQL, &[], |row| {
+            row.int(0)
+        })
+        .await?;
+        Ok(n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
+    }
+
+    async fn erase_settled(&self, before: UnixTime, limit: usize) -> StoreResult<usize> {
+        erasure::erase_settled(&mut self.client().await?, before, limit).await
+    }
+
+    async fn drop_spent(&self, now: UnixTime, limit: usize) -> StoreResult<usize> {
+        erasure::drop_spent(&self.client().await?, now, limit).await
+    }
+
+    async fn begin_site_delete(&self, site: SiteId) -> StoreResult<bool> {
+        erasure::begin_site_delete(&mut self.client().await?, site).await
+    }
+
+    async fn erase_site_invites(&self, site: SiteId, limit: Option<usize>) -> StoreResult<usize> {
+        erasure::erase_site_invites(&mut self.client().await?, site, limit).await
     }
 
     async fn create_site(&self, site: NewSite) -> StoreResult<()> {

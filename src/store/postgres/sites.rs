@@ -27,8 +27,9 @@ pub async fn create(client: &mut Object, site: &NewSite) -> StoreResult<()> {
     let tx = client.transaction().await?;
     execute(
         &tx,
-        "INSERT INTO sites (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO sites
+             (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         &[
             &site.id.to_string(),
             &site.name.as_str(),
@@ -37,6 +38,7 @@ pub async fn create(client: &mut Object, site: &NewSite) -> StoreResult<()> {
             &site.sandbox,
             &site.created_at,
             &i64::from(site.min_age.get()),
+            &site.webhook_format.as_str(),
         ],
     )
     .await?;
@@ -85,7 +87,8 @@ pub async fn update(
         "UPDATE sites SET
              redirect_url = CASE WHEN $2::BOOLEAN THEN $3::TEXT ELSE redirect_url END,
              webhook_url = CASE WHEN $4::BOOLEAN THEN $5::TEXT ELSE webhook_url END,
-             min_age = COALESCE($6::BIGINT, min_age)
+             min_age = COALESCE($6::BIGINT, min_age),
+             webhook_format = COALESCE($7::TEXT, webhook_format)
          WHERE site_id = $1",
         &[
             &id.to_string(),
@@ -100,6 +103,7 @@ pub async fn update(
                 .as_ref()
                 .and_then(|u| u.as_ref().map(|u| u.as_str())),
             &update.min_age.map(|a| i64::from(a.get())),
+            &update.webhook_format.map(|f| f.as_str()),
         ],
     )
     .await?;

@@ -7,14 +7,15 @@ use deadpool_postgres::{GenericClient, Object, Transaction};
 use super::{all, bigint, execute};
 use crate::clock::UnixTime;
 use crate::domain::webhook::{new_event_id, EventType};
-use crate::domain::{SiteId, WebhookSecret};
+use crate::domain::{SiteId, WebhookFormat, WebhookSecret};
 use crate::store::rows::{self, ATTEMPT_COLUMNS, DUE_EVENT_COLUMNS, EVENT_COLUMNS};
 use crate::store::{
     AfterAttempt, Attempt, DueEvent, EventRecord, StoreResult, OLD_SECRET_GRACE_SECS,
 };
 
 /// Writes one event per invite in `invites` for a change to it, if its site has a
-/// webhook URL; in one statement however many there are.
+/// webhook URL and its webhook format sends such events; in one statement however many
+/// there are.
 pub async fn record_events(
     tx: &Transaction<'_>,
     invites: &[&str],
@@ -31,8 +32,17 @@ pub async fn record_events(
          FROM UNNEST($1::TEXT[], $2::TEXT[]) AS e (event_id, invite_id)
          JOIN invites i ON i.invite_id = e.invite_id
          JOIN sites s ON s.site_id = i.site_id
-         WHERE s.webhook_url IS NOT NULL",
-        &[&ids, &invites, &event_type.as_str(), &now],
+         WHERE s.webhook_url IS NOT NULL
+           AND CASE s.webhook_format WHEN 'standard' THEN $5::BOOLEAN
+                                     WHEN 'everprotec' THEN $6::BOOLEAN END",
+        &[
+            &ids,
+            &invites,
+            &event_type.as_str(),
+            &now,
+            &WebhookFormat::Standard.sends(event_type),
+            &WebhookFormat::Everprotec.sends(event_type),
+        ],
     )
     .await?;
     Ok(())
@@ -50,7 +60,7 @@ pub async fn expire_due(client: &mut Object, now: UnixTime, limit: usize) -> Sto
              WHERE status = 'pending' AND expires_at <= $1
              ORDER BY expires_at LIMIT $2
              FOR UPDATE SKIP LOCKED)
-         UPDATE invites i SET status = 'expired' FROM due
+         UPDATE invites i SET status = 'expired', settled_at = i.expires_at FROM due
          WHERE i.invite_id = due.invite_id
          RETURNING i.invite_id",
         &[&now, &bigint(limit)],
@@ -104,7 +114,7 @@ pub async fn claim(
     Ok(due)
 }
 
-/// Every secret that signs at `now`, newest first.
+/// Every secret that signs at `now`: the current one, then the others newest first.
 async fn secrets(
     client: &impl GenericClient,
     site: SiteId,
@@ -114,7 +124,7 @@ async fn secrets(
         client,
         "SELECT secret FROM webhook_secrets
          WHERE site_id = $1 AND (retired_at IS NULL OR retired_at + $2 > $3)
-         ORDER BY created_at DESC",
+         ORDER BY retired_at IS NULL DESC, created_at DESC",
         &[&site.to_string(), &OLD_SECRET_GRACE_SECS, &now],
         rows::secret,
     )

@@ -1,17 +1,70 @@
-//! SQL of invites: creating, reading and verifying them. Every function runs inside the
-//! caller's transaction (or, for reads, on a reader's connection).
+//! SQL of invites: creating, reading, listing, verifying and cancelling them. Every
+//! function runs inside the caller's transaction (or, for reads, on a reader's
+//! connection).
 
 use rusqlite::{params, Connection};
 
-use super::{one, webhooks};
+use super::{all, one, webhooks};
 use crate::clock::UnixTime;
+use crate::domain::idempotency::{self, Repeat};
 use crate::domain::webhook::EventType;
-use crate::domain::{InviteId, SiteId, VerifyMethod};
-use crate::store::rows::{self, GATEWAY_COLUMNS, INVITE_COLUMNS};
-use crate::store::transitions::{self, VerifyStep};
-use crate::store::{GatewayInvite, InviteRecord, NewInvite, StoreResult, VerifyOutcome};
+use crate::domain::{IdempotentRequest, InviteId, SiteId, VerifyMethod};
+use crate::store::rows::{self, GATEWAY_COLUMNS, INVITE_COLUMNS, REMEMBERED_KEY_COLUMNS};
+use crate::store::transitions::{self, CancelStep, VerifyStep};
+use crate::store::{
+    CancelOutcome, CreateOutcome, GatewayInvite, InviteRecord, InviteSlice, NewInvite, StoreError,
+    StoreResult, VerifyOutcome,
+};
 
-pub fn insert(conn: &Connection, invite: &NewInvite) -> StoreResult<()> {
+/// The single writer runs one create at a time, so a repeat of a key finds the first's
+/// row (committed, or earlier in the same group commit) and replays it.
+pub fn create(
+    conn: &Connection,
+    invite: &NewInvite,
+    key: Option<&IdempotentRequest>,
+) -> StoreResult<CreateOutcome> {
+    if let Some(key) = key {
+        let remembered = one(
+            conn,
+            &format!(
+                "SELECT {REMEMBERED_KEY_COLUMNS} FROM idempotency_keys
+                 WHERE site_id = ?1 AND key = ?2"
+            ),
+            params![invite.site_id.to_string(), key.key.as_str()],
+            rows::remembered_key,
+        )?;
+        match idempotency::repeat(remembered, key.body, invite.created_at) {
+            Repeat::Create => {}
+            Repeat::Conflict => return Ok(CreateOutcome::KeyConflict),
+            Repeat::Replay(id) => {
+                return by_id(conn, &id)?
+                    .map(CreateOutcome::Replayed)
+                    .ok_or_else(|| {
+                        StoreError::Corrupt("an idempotency key names no invite".into())
+                    })
+            }
+        }
+    }
+    insert(conn, invite)?;
+    if let Some(key) = key {
+        // Replaces a stale entry of the same key.
+        conn.prepare_cached(
+            "INSERT OR REPLACE INTO idempotency_keys
+                 (site_id, key, body_sha256, invite_id, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            invite.site_id.to_string(),
+            key.key.as_str(),
+            &key.body.0[..],
+            invite.id.as_str(),
+            invite.created_at
+        ])?;
+    }
+    Ok(CreateOutcome::Created)
+}
+
+fn insert(conn: &Connection, invite: &NewInvite) -> StoreResult<()> {
     conn.prepare_cached(
         "INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at)
          VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
@@ -45,6 +98,58 @@ pub fn of_site(
     })
 }
 
+/// One slice's query: `?1` site, `?2` stored status, `?3` created from, `(?4, ?5)` the
+/// position to start below, `[?6, ?7)` expires, `?8` limit; `?9` the customId, if any.
+fn slice_sql(by_custom_id: bool) -> String {
+    let custom_id = if by_custom_id {
+        "AND i.custom_id = ?9"
+    } else {
+        ""
+    };
+    format!(
+        "SELECT {INVITE_COLUMNS} FROM invites i
+         WHERE i.site_id = ?1 AND i.status = ?2 {custom_id}
+           AND i.created_at >= ?3 AND (i.created_at, i.invite_id) < (?4, ?5)
+           AND i.expires_at >= ?6 AND i.expires_at < ?7
+         ORDER BY i.created_at DESC, i.invite_id DESC LIMIT ?8"
+    )
+}
+
+/// Each slice is one range of `invites_by_status`, or of `invites_by_custom_id` when it
+/// names a customId.
+pub fn slices(
+    conn: &Connection,
+    site: SiteId,
+    slices: &[InviteSlice],
+) -> StoreResult<Vec<Vec<InviteRecord>>> {
+    let site = site.to_string();
+    let mut found = Vec::with_capacity(slices.len());
+    for s in slices {
+        let limit = i64::try_from(s.limit).unwrap_or(i64::MAX);
+        let custom_id = s.custom_id.as_ref().map(|c| c.as_str());
+        let stored = s.stored.as_str();
+        let mut params = params![
+            site,
+            stored,
+            s.created_from,
+            s.before.0,
+            s.before.1,
+            s.expires.start,
+            s.expires.end,
+            limit
+        ]
+        .to_vec();
+        if let Some(custom_id) = &custom_id {
+            params.push(custom_id);
+        }
+        let sql = slice_sql(custom_id.is_some());
+        found.push(all(conn, &sql, params.as_slice(), |row| {
+            rows::invite(row, 0)
+        })?);
+    }
+    Ok(found)
+}
+
 pub fn gateway(conn: &Connection, id: &InviteId) -> StoreResult<Option<GatewayInvite>> {
     let sql = format!(
         "SELECT {GATEWAY_COLUMNS} FROM invites i JOIN sites s ON s.site_id = i.site_id
@@ -69,10 +174,47 @@ pub fn verify(
     }
 }
 
+/// [`transitions::cancel`] applied inside the caller's (write) transaction.
+pub fn cancel(
+    conn: &Connection,
+    site: SiteId,
+    id: &InviteId,
+    now: UnixTime,
+) -> StoreResult<CancelOutcome> {
+    match transitions::cancel(by_id(conn, id)?, site, now) {
+        CancelStep::Done(outcome) => Ok(outcome),
+        CancelStep::Expire(record) => {
+            write_expired(conn, &record, now, now)?;
+            Ok(CancelOutcome::Cancelled(record))
+        }
+    }
+}
+
+/// Stores `record` as expired (since `settled_at`), with its `invite.expired` event at `now`.
+pub fn write_expired(
+    conn: &Connection,
+    record: &InviteRecord,
+    settled_at: UnixTime,
+    now: UnixTime,
+) -> StoreResult<()> {
+    conn.prepare_cached(
+        "UPDATE invites SET status = 'expired', settled_at = ?2 WHERE invite_id = ?1",
+    )?
+    .execute(params![record.id.as_str(), settled_at])?;
+    webhooks::record_event(
+        conn,
+        record.site_id,
+        &record.id,
+        EventType::InviteExpired,
+        now,
+    )
+}
+
 /// Stores `record` as verified at `now`, with its `invite.verified` event.
 pub fn write_verified(conn: &Connection, record: &InviteRecord, now: UnixTime) -> StoreResult<()> {
     conn.prepare_cached(
-        "UPDATE invites SET status = 'verified', verified_at = ?2, verified_method = ?3
+        "UPDATE invites
+         SET status = 'verified', verified_at = ?2, verified_method = ?3, settled_at = ?2
          WHERE invite_id = ?1",
     )?
     .execute(params![
@@ -87,4 +229,46 @@ pub fn write_verified(conn: &Connection, record: &InviteRecord, now: UnixTime) -
         EventType::InviteVerified,
         now,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slice_sql;
+    use rusqlite::Connection;
+
+    fn plan(sql: &str) -> String {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::migrations::apply(&mut conn).unwrap();
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        // Unbound parameters are NULL; the plan is chosen without their values.
+        let mut rows = stmt.raw_query();
+        let mut steps = Vec::new();
+        while let Some(row) = rows.next().unwrap() {
+            steps.push(row.get::<_, String>(3).unwrap());
+        }
+        steps.join("; ")
+    }
+
+    /// A page costs the same however many invites there are: every slice is a range of an
+    /// index in the order asked for, never a scan or a sort.
+    #[test]
+    fn every_slice_is_an_index_range_in_order() {
+        let by_status = plan(&slice_sql(false));
+        assert!(by_status.contains("USING INDEX invites_by_status (site_id=? AND status=? AND created_at>? AND (created_at,invite_id)<(?,?))"), "{by_status}");
+        let by_custom_id = plan(&slice_sql(true));
+        assert!(
+            by_custom_id.contains(
+                "USING INDEX invites_by_custom_id (site_id=? AND custom_id=? AND status=?"
+            ),
+            "{by_custom_id}"
+        );
+        for p in [by_status, by_custom_id] {
+            assert!(!p.contains("TEMP B-TREE") && !p.starts_with("SCAN"), "{p}");
+        }
+        let settled =
+            plan("SELECT invite_id FROM invites WHERE settled_at < 5 ORDER BY settled_at LIMIT 5");
+        assert!(settled.contains("invites_settled"), "{settled}");
+        let events = plan("DELETE FROM webhook_events WHERE invite_id = 'x'");
+        assert!(events.contains("webhook_events_by_invite"), "{events}");
+    }
 }

@@ -10,6 +10,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_webhooks.sql"),
     include_str!("migrations/0003_eu_av.sql"),
+    include_str!("migrations/0004_integrators.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {

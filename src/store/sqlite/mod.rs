@@ -2,6 +2,7 @@
 //! commit is on disk (fsynced) before the request that made it is answered. Its SQL is in
 //! the submodules, one per area; rows are read by [`crate::store::rows`].
 
+mod erasure;
 mod invites;
 mod migrations;
 mod pool;
@@ -11,12 +12,14 @@ mod webhooks;
 
 use super::rows::Columns;
 use super::{
-    AfterAttempt, AnswerOutcome, Attempt, CredentialRecord, DueEvent, EventRecord, GatewayInvite,
-    InviteRecord, NewCredential, NewInvite, NewSite, RevokeOutcome, SiteRecord, SiteUpdate, Store,
-    StoreError, StoreResult, VerifyOutcome,
+    AfterAttempt, AnswerOutcome, Attempt, CancelOutcome, CreateOutcome, CredentialRecord, DueEvent,
+    EventRecord, GatewayInvite, InviteRecord, InviteSlice, NewCredential, NewInvite, NewSite,
+    RevokeOutcome, SiteRecord, SiteUpdate, Store, StoreError, StoreResult, VerifyOutcome,
 };
 use crate::clock::UnixTime;
-use crate::domain::{InviteId, PresentationRequest, SiteId, VerifyMethod, WebhookSecret};
+use crate::domain::{
+    IdempotentRequest, InviteId, PresentationRequest, SiteId, VerifyMethod, WebhookSecret,
+};
 use pool::Pool;
 use rusqlite::{Connection, OpenFlags, Params};
 use std::path::{Path, PathBuf};
@@ -126,9 +129,42 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn insert_invite(&self, invite: NewInvite) -> StoreResult<()> {
+    async fn create_invite(
+        &self,
+        invite: NewInvite,
+        key: Option<IdempotentRequest>,
+    ) -> StoreResult<CreateOutcome> {
         self.pool
-            .write(move |conn| invites::insert(conn, &invite))
+            .write(move |conn| invites::create(conn, &invite, key.as_ref()))
+            .await
+    }
+
+    async fn invite_slices(
+        &self,
+        site: SiteId,
+        slices: Vec<InviteSlice>,
+    ) -> StoreResult<Vec<Vec<InviteRecord>>> {
+        self.pool
+            .read(move |conn| invites::slices(conn, site, &slices))
+            .await
+    }
+
+    async fn cancel_invite(
+        &self,
+        site: SiteId,
+        id: &InviteId,
+        now: UnixTime,
+    ) -> StoreResult<CancelOutcome> {
+        let id = id.clone();
+        self.pool
+            .write(move |conn| invites::cancel(conn, site, &id, now))
+            .await
+    }
+
+    async fn erase_invite(&self, site: SiteId, id: &InviteId) -> StoreResult<bool> {
+        let id = id.clone();
+        self.pool
+            .write(move |conn| erasure::erase(conn, site, &id))
             .await
     }
 
@@ -243,6 +279,41 @@ impl Store for SqliteStore {
         let event_id = event_id.to_owned();
         self.pool
             .write(move |conn| webhooks::redeliver(conn, &event_id, now_ms))
+            .await
+    }
+
+    async fn webhook_backlog(&self) -> StoreResult<u64> {
+        self.pool
+            .read(|conn| {
+                let n: i64 = conn
+                    .prepare_cached(super::BACKLOG_SQL)?
+                    .query_row([], |row| row.get(0))?;
+                Ok(u64::try_from(n).unwrap_or(0))
+            })
+            .await
+    }
+
+    async fn erase_settled(&self, before: UnixTime, limit: usize) -> StoreResult<usize> {
+        self.pool
+            .write(move |conn| erasure::erase_settled(conn, before, limit))
+            .await
+    }
+
+    async fn drop_spent(&self, now: UnixTime, limit: usize) -> StoreResult<usize> {
+        self.pool
+            .write(move |conn| erasure::drop_spent(conn, now, limit))
+            .await
+    }
+
+    async fn begin_site_delete(&self, site: SiteId) -> StoreResult<bool> {
+        self.pool
+            .write(move |conn| erasure::begin_site_delete(conn, site))
+            .await
+    }
+
+    async fn erase_site_invites(&self, site: SiteId, limit: Option<usize>) -> StoreResult<usize> {
+        self.pool
+            .write(move |conn| erasure::erase_site_invites(conn, site, limit))
             .await
     }
 

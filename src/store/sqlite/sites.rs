@@ -19,8 +19,9 @@ pub fn credential(conn: &Connection, username: &str) -> StoreResult<Option<Crede
 
 pub fn create(conn: &Connection, site: &NewSite) -> StoreResult<()> {
     conn.prepare_cached(
-        "INSERT INTO sites (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO sites
+             (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
         site.id.to_string(),
@@ -29,7 +30,8 @@ pub fn create(conn: &Connection, site: &NewSite) -> StoreResult<()> {
         site.webhook_url.as_ref().map(|u| u.as_str()),
         site.sandbox,
         site.created_at,
-        site.min_age.get()
+        site.min_age.get(),
+        site.webhook_format.as_str()
     ])?;
     add_credential(conn, site.id, &site.credential)?;
     insert_secret(conn, site.id, &site.webhook_secret, site.created_at)
@@ -69,7 +71,8 @@ pub fn update(conn: &Connection, id: SiteId, update: &SiteUpdate) -> StoreResult
             "UPDATE sites SET
                  redirect_url = CASE WHEN ?2 THEN ?3 ELSE redirect_url END,
                  webhook_url = CASE WHEN ?4 THEN ?5 ELSE webhook_url END,
-                 min_age = COALESCE(?6, min_age)
+                 min_age = COALESCE(?6, min_age),
+                 webhook_format = COALESCE(?7, webhook_format)
              WHERE site_id = ?1",
         )?
         .execute(params![
@@ -84,7 +87,8 @@ pub fn update(conn: &Connection, id: SiteId, update: &SiteUpdate) -> StoreResult
                 .webhook_url
                 .as_ref()
                 .and_then(|u| u.as_ref().map(|u| u.as_str())),
-            update.min_age.map(|a| a.get())
+            update.min_age.map(|a| a.get()),
+            update.webhook_format.map(|f| f.as_str())
         ])?;
     Ok(changed == 1)
 }

@@ -3,16 +3,17 @@
 
 use rusqlite::{params, Connection};
 
-use super::all;
+use super::{all, invites};
 use crate::clock::UnixTime;
 use crate::domain::webhook::{new_event_id, EventType};
-use crate::domain::{InviteId, SiteId, Status, WebhookSecret};
+use crate::domain::{InviteId, SiteId, Status, WebhookFormat, WebhookSecret};
 use crate::store::rows::{self, ATTEMPT_COLUMNS, DUE_EVENT_COLUMNS, EVENT_COLUMNS};
 use crate::store::{
     AfterAttempt, Attempt, DueEvent, EventRecord, StoreResult, OLD_SECRET_GRACE_SECS,
 };
 
-/// Writes the event for a change of `invite`, if its site has a webhook URL.
+/// Writes the event for a change of `invite`, if its site has a webhook URL and its
+/// webhook format sends such events.
 pub fn record_event(
     conn: &Connection,
     site: SiteId,
@@ -24,14 +25,17 @@ pub fn record_event(
         "INSERT INTO webhook_events
              (event_id, site_id, invite_id, event_type, occurred_at, state, next_attempt_ms)
          SELECT ?1, site_id, ?2, ?3, ?4, 'pending', ?4 * 1000
-         FROM sites WHERE site_id = ?5 AND webhook_url IS NOT NULL",
+         FROM sites WHERE site_id = ?5 AND webhook_url IS NOT NULL
+           AND CASE webhook_format WHEN 'standard' THEN ?6 WHEN 'everprotec' THEN ?7 END",
     )?
     .execute(params![
         new_event_id(),
         invite.as_str(),
         event_type.as_str(),
         now,
-        site.to_string()
+        site.to_string(),
+        WebhookFormat::Standard.sends(event_type),
+        WebhookFormat::Everprotec.sends(event_type)
     ])?;
     Ok(())
 }
@@ -50,15 +54,7 @@ pub fn expire_due(conn: &Connection, now: UnixTime, limit: usize) -> StoreResult
     })?;
     for invite in &due {
         debug_assert_eq!(invite.status_at(now), Status::Expired);
-        conn.prepare_cached("UPDATE invites SET status = 'expired' WHERE invite_id = ?1")?
-            .execute([invite.id.as_str()])?;
-        record_event(
-            conn,
-            invite.site_id,
-            &invite.id,
-            EventType::InviteExpired,
-            now,
-        )?;
+        invites::write_expired(conn, invite, invite.expires_at, now)?;
     }
     Ok(due.len())
 }
@@ -90,13 +86,13 @@ pub fn claim(
     Ok(due)
 }
 
-/// Every secret that signs at `now`, newest first.
+/// Every secret that signs at `now`: the current one, then the others newest first.
 fn secrets(conn: &Connection, site: SiteId, now: UnixTime) -> StoreResult<Vec<WebhookSecret>> {
     all(
         conn,
         "SELECT secret FROM webhook_secrets
          WHERE site_id = ?1 AND (retired_at IS NULL OR retired_at + ?2 > ?3)
-         ORDER BY created_at DESC",
+         ORDER BY retired_at IS NULL DESC, created_at DESC",
         params![site.to_string(), OLD_SECRET_GRACE_SECS, now],
         rows::secret,
     )

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The cost of one list page (GET /v1/website/{siteId}/invite) with a million stored
+# invites, on the release binary over loopback: the first page, a page deep down (by
+# cursor), a customId filter and status filters. Bounded: each wrk run lasts DURATION
+# seconds; everything lives in a temporary directory that is removed at the end.
+#
+#   bash bench/list.sh                      # SQLite; INVITES=1000000 DURATION=5
+#   BACKEND=postgres bash bench/list.sh     # a throwaway PostgreSQL cluster (Debian's package)
+#
+# Invites are preloaded with SQL (a recursive CTE on SQLite, generate_series on
+# PostgreSQL) into the schema the binary migrated: one invite a second over the last
+# INVITES seconds, so the older ones are settled (a tenth verified, the rest expired) and
+# the last day's are pending; customIds "user-0" … "user-99999" (INVITES/100000 each).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BACKEND=${BACKEND:-sqlite}
+INVITES=${INVITES:-1000000}
+DURATION=${DURATION:-5}
+CONNECTIONS=${CONNECTIONS:-16}
+PORT=${PORT:-18081}
+
+command -v wrk >/dev/null || { apt-get install -y -qq wrk >/dev/null || { echo "list.sh: install wrk first" >&2; exit 1; }; }
+cargo build --release --quiet
+bin=$PWD/target/release/agegate
+
+work=$(mktemp -d)
+chmod 755 "$work"
+server=
+pg_ctl=
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null || true
+    [ -n "$pg_ctl" ] && $as_pg "$pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+as_pg=
+[ "$(id -u)" = 0 ] && as_pg="runuser -u postgres --"
+
+if [ "$BACKEND" = postgres ]; then
+    pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+    pg_ctl=$pgbin/pg_ctl
+    [ -n "$as_pg" ] && chown postgres: "$work"
+    $as_pg "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 --no-sync >/dev/null
+    $as_pg "$pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
+        -o "-c listen_addresses=127.0.0.1 -p 15433 -k $work -c shared_buffers=256MB" start >/dev/null
+    export AGEGATE_DATABASE_URL=postgres://postgres@127.0.0.1:15433/postgres
+    sql() { psql -X -q -v ON_ERROR_STOP=1 -At "$AGEGATE_DATABASE_URL" -c "$1"; }
+else
+    export AGEGATE_DATABASE_URL="sqlite:$work/list.db"
+    sql() { sqlite3 -batch "$work/list.db" "$1"; }
+fi
+
+site=$($bin site create --name bench --json)
+get() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$site"; }
+site_id=$(get siteId); auth=$(printf '%s:%s' "$(get username)" "$(get password)" | base64 -w0)
+now=$(date +%s)
+
+# Row i (1..INVITES) was created at now - INVITES + i; expires a day later.
+echo "== preloading $INVITES invites ($BACKEND)"
+start=$(date +%s.%N)
+if [ "$BACKEND" = postgres ]; then
+    sql "INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at,
+                              verified_at, verified_method, settled_at)
+         SELECT id, '$site_id', convert_to('user-' || (i % 100000), 'UTF8'), st, c, c + 86400,
+                CASE WHEN st = 'verified' THEN c + 60 END,
+                CASE WHEN st = 'verified' THEN 'verifier' END,
+                CASE st WHEN 'verified' THEN c + 60 WHEN 'expired' THEN c + 86400 END
+         FROM (SELECT i, substr(md5(random()::text || i), 1, 22) AS id,
+                      $now - $INVITES + i AS c,
+                      CASE WHEN $now - $INVITES + i > $now - 86400 THEN 'pending'
+                           WHEN i % 10 = 0 THEN 'verified' ELSE 'expired' END AS st
+               FROM generate_series(1, $INVITES) AS i) AS g;
+         ANALYZE invites;"
+else
+    sql "PRAGMA journal_mode = WAL;
+         INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at,
+                              verified_at, verified_method, settled_at)
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $INVITES),
+              g AS (SELECT i, hex(randomblob(11)) AS id, $now - $INVITES + i AS c,
+                           CASE WHEN $now - $INVITES + i > $now - 86400 THEN 'pending'
+                                WHEN i % 10 = 0 THEN 'verified' ELSE 'expired' END AS st
+                    FROM n)
+         SELECT id, '$site_id', 'user-' || (i % 100000), st, c, c + 86400,
+                CASE WHEN st = 'verified' THEN c + 60 END,
+                CASE WHEN st = 'verified' THEN 'verifier' END,
+                CASE st WHEN 'verified' THEN c + 60 WHEN 'expired' THEN c + 86400 END
+         FROM g;
+         ANALYZE;" >/dev/null
+fi
+echo "   $(sql "SELECT count(*) FROM invites") invites stored in $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
+
+# A cursor half-way down: the position of the invite created at the middle second.
+middle=$(sql "SELECT created_at || '.' || invite_id FROM invites WHERE created_at = $now - $INVITES / 2")
+cursor=$(printf '%s' "$middle" | base64 -w0 | tr '+/' '-_' | tr -d '=')
+
+RUST_LOG=warn $bin serve --listen "127.0.0.1:$PORT" --retention 0 2>"$work/server.log" &
+server=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+
+base="http://127.0.0.1:$PORT/v1/website/$site_id/invite"
+cat > "$work/auth.lua" <<LUA
+wrk.headers["Authorization"] = "Basic $auth"
+LUA
+check() {
+    local got
+    got=$(curl -sf -H "Authorization: Basic $auth" "$base?$1" | python3 -c \
+        'import json,sys; d=json.load(sys.stdin); print(len(d["data"]), "invites, next page:", d["nextCursor"] is not None)')
+    echo "   $got"
+}
+for query in "limit=50" "limit=50&cursor=$cursor" "customId=user-4242" \
+             "status=verified&limit=50" "status=pending&limit=50" "status=expired&limit=50" \
+             "status=verified&customId=user-4240" "limit=500"; do
+    echo "== GET ?${query/$cursor/<deep cursor>} (${DURATION}s, $CONNECTIONS connections)"
+    check "$query"
+    wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$work/auth.lua" "$base?$query" \
+        | grep -E "Requests/sec|50%|99%|Non-2xx" | sed 's/^/   /'
+done

@@ -1,0 +1,166 @@
+//! Prometheus metrics (interface §10), kept in one registry object that the server
+//! owns and passes on (no global recorder): requests by route and status with latency
+//! histograms, invites created and verified by method, webhook attempts by outcome and
+//! the undelivered backlog, database errors. Served as text on `--metrics-listen` only.
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    pub method: String,
+    /// The route's template (`/v1/website/{siteId}/invite`), never the concrete path:
+    /// ids stay out of the metrics and the label set stays small.
+    pub route: String,
+    pub status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    pub method: String,
+    pub route: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct MethodLabels {
+    pub method: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabels {
+    pub outcome: String,
+}
+
+pub struct Metrics {
+    registry: Registry,
+    pub requests: Family<RequestLabels, Counter>,
+    pub request_seconds: Family<RouteLabels, Histogram>,
+    pub invites_created: Counter,
+    pub invites_verified: Family<MethodLabels, Counter>,
+    pub webhook_attempts: Family<OutcomeLabels, Counter>,
+    pub webhook_backlog: Gauge,
+    pub database_errors: Counter,
+}
+
+impl Metrics {
+    pub fn new() -> Arc<Self> {
+        let mut registry = Registry::with_prefix("agegate");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by method, route and status",
+            requests.clone(),
+        );
+        let request_seconds = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
+            // 100 µs to ~3.3 s.
+            Histogram::new(exponential_buckets(0.0001, 2.0, 16))
+        });
+        registry.register(
+            "http_request_duration_seconds",
+            "Time to answer an HTTP request, by method and route",
+            request_seconds.clone(),
+        );
+        let invites_created = Counter::default();
+        registry.register(
+            "invites_created",
+            "Invites created",
+            invites_created.clone(),
+        );
+        let invites_verified = Family::<MethodLabels, Counter>::default();
+        registry.register(
+            "invites_verified",
+            "Invites verified, by method (eu-av, sandbox, verifier)",
+            invites_verified.clone(),
+        );
+        let webhook_attempts = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "webhook_attempts",
+            "Webhook delivery attempts, by outcome (delivered, retry, failed)",
+            webhook_attempts.clone(),
+        );
+        let webhook_backlog = Gauge::default();
+        registry.register(
+            "webhook_backlog",
+            "Webhook events not yet delivered (pending or waiting for a retry)",
+            webhook_backlog.clone(),
+        );
+        let database_errors = Counter::default();
+        registry.register(
+            "database_errors",
+            "Database operations that failed (unreachable, refused writes, faults)",
+            database_errors.clone(),
+        );
+        Arc::new(Self {
+            registry,
+            requests,
+            request_seconds,
+            invites_created,
+            invites_verified,
+            webhook_attempts,
+            webhook_backlog,
+            database_errors,
+        })
+    }
+
+    pub fn verified(&self, method: crate::domain::VerifyMethod) {
+        self.invites_verified
+            .get_or_create(&MethodLabels {
+                method: method.as_str().to_owned(),
+            })
+            .inc();
+    }
+
+    pub fn webhook_attempt(&self, outcome: &str) {
+        self.webhook_attempts
+            .get_or_create(&OutcomeLabels {
+                outcome: outcome.to_owned(),
+            })
+            .inc();
+    }
+
+    /// The Prometheus text exposition of every metric.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if let Err(e) = encode(&mut out, &self.registry) {
+            tracing::error!(error = %e, "cannot encode metrics");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exposition_names_every_metric() {
+        let m = Metrics::new();
+        m.invites_created.inc();
+        m.verified(crate::domain::VerifyMethod::EuAv);
+        m.webhook_attempt("delivered");
+        m.requests
+            .get_or_create(&RequestLabels {
+                method: "GET".into(),
+                route: "/healthz".into(),
+                status: 200,
+            })
+            .inc();
+        let text = m.render();
+        for name in [
+            "agegate_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 1",
+            "agegate_invites_created_total 1",
+            "agegate_invites_verified_total{method=\"eu-av\"} 1",
+            "agegate_webhook_attempts_total{outcome=\"delivered\"} 1",
+            "agegate_webhook_backlog 0",
+            "agegate_database_errors_total 0",
+        ] {
+            assert!(text.contains(name), "{name} in\n{text}");
+        }
+    }
+}

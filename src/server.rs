@@ -1,0 +1,71 @@
+//! The HTTP/1 accept loop, with the protections a public server needs and no flag
+//! controls: a cap on open connections, a deadline for a request's headers (a slow
+//! client cannot hold a connection forever; bodies have theirs in the router), and
+//! graceful shutdown that lets in-flight requests finish.
+
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+/// Open connections at most; further clients wait in the kernel's accept queue.
+pub const MAX_CONNECTIONS: usize = 4096;
+/// Time a client has to send a request's headers, on a new or a kept-alive connection.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long shutdown waits for in-flight requests before it gives up on them.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Serves `router` on `listener` until `shutdown` is cancelled, then stops accepting and
+/// waits for the connections' in-flight requests.
+pub async fn serve(listener: TcpListener, router: Router, shutdown: CancellationToken) {
+    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let graceful = GracefulShutdown::new();
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .keep_alive(true);
+    loop {
+        let permit = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            permit = permits.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+        };
+        let stream = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors, or a connection reset before accept:
+                    // wait a moment instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(router.clone());
+        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            // Errors here are the client's (reset, timeout, malformed HTTP): nothing to do.
+            let _ = connection.await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("shutdown: gave up waiting for in-flight requests");
+    }
+}
