@@ -15,10 +15,12 @@ WHERE status <> 'pending';
 CREATE INDEX invites_settled ON invites (settled_at) WHERE settled_at IS NOT NULL;
 
 -- A list page is a few range scans of these, newest first (src/store/listing.rs). Invite
--- ids are ordered by their bytes ("C"), as the pages are merged in that order.
-CREATE INDEX invites_by_status ON invites (site_id, status, created_at, invite_id COLLATE "C");
+-- ids are ordered by their bytes ("C"), as the pages are merged in that order; status is
+-- "C" too, so list queries (which say so) never match the sweeper's partial index.
+CREATE INDEX invites_by_status
+    ON invites (site_id, status COLLATE "C", created_at, invite_id COLLATE "C");
 CREATE INDEX invites_by_custom_id
-    ON invites (site_id, custom_id, status, created_at, invite_id COLLATE "C");
+    ON invites (site_id, custom_id, status COLLATE "C", created_at, invite_id COLLATE "C");
 
 -- Erasing an invite finds its events, and retention finds spent requests, by these.
 CREATE INDEX webhook_events_by_invite ON webhook_events (invite_id);
