@@ -62,6 +62,7 @@ impl Application {
             deliveries: deliveries.clone(),
             eu_av: settings.eu_av.clone(),
             rate_limit: settings.rate_limit,
+            observe: metrics_listener.is_some(),
         });
         Ok(Self {
             listener,

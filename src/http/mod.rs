@@ -131,6 +131,9 @@ pub struct AppParts {
     pub eu_av: Option<openid4vp::EuAv>,
     pub rate_limit: u32,
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Whether anyone reads the metrics (`--metrics-listen`); off, requests skip the
+    /// per-request bookkeeping.
+    pub observe: bool,
 }
 
 /// The complete service, ready to serve.
@@ -149,16 +152,21 @@ pub fn router(parts: AppParts) -> Router {
         metrics: parts.metrics,
         openapi_json,
     });
-    routes
+    let routes = routes
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body::BODY_LIMIT))
         // A client that stops sending its body is cut off (headers: see `server`).
-        .layer(RequestBodyTimeoutLayer::new(body::BODY_READ_TIMEOUT))
-        .layer(axum::middleware::from_fn_with_state(
+        .layer(RequestBodyTimeoutLayer::new(body::BODY_READ_TIMEOUT));
+    let routes = if parts.observe {
+        routes.layer(axum::middleware::from_fn_with_state(
             state.clone(),
             observe::observe,
         ))
+    } else {
+        routes
+    };
+    routes
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             // The path only: query strings and headers may carry customIds or secrets.
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path())

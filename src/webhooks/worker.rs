@@ -47,12 +47,17 @@ impl Worker {
         // The earliest retry this worker scheduled, so it wakes for it on time.
         let mut next_retry_ms: Option<i64> = None;
         let lease_ms = i64::try_from(this.lease.as_millis()).unwrap_or(i64::MAX);
+        let mut last_backlog: Option<std::time::Instant> = None;
         while !shutdown.is_cancelled() {
-            // The gauge follows the outbox on each pass (a count over the pending index).
-            if let Ok(backlog) = this.store.webhook_backlog().await {
-                this.metrics
-                    .webhook_backlog
-                    .set(i64::try_from(backlog).unwrap_or(i64::MAX));
+            // The gauge follows the outbox at the poll's pace, not on every wake-up (a
+            // wake-up per written event would add a count to every verification).
+            if !last_backlog.is_some_and(|at| at.elapsed() < this.poll) {
+                last_backlog = Some(std::time::Instant::now());
+                if let Ok(backlog) = this.store.webhook_backlog().await {
+                    this.metrics
+                        .webhook_backlog
+                        .set(i64::try_from(backlog).unwrap_or(i64::MAX));
+                }
             }
             let free = permits.available_permits();
             let mut claimed = 0;
