@@ -15,13 +15,15 @@ done
 
 # What the tests need from Debian: Chromium and chromedriver for the browser tests
 # (tests/api/browser*.rs), PostgreSQL for the PostgreSQL pass of the suite and its fault
-# tests (tests/api/pg.rs starts throwaway clusters itself; no service is left running).
-# Only installs when something is missing, so a second run is quick.
+# tests (tests/api/pg.rs starts throwaway clusters itself; no service is left running),
+# Python 3 with venv for schemathesis (below). Only installs when something is missing, so
+# a second run is quick.
 have_postgres() { compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && command -v psql >/dev/null && command -v pg_dump >/dev/null; }
-if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/certs/ca-certificates.crt ]] || ! have_postgres; then
+have_python_venv() { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }
+if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/certs/ca-certificates.crt ]] || ! have_postgres || ! have_python_venv; then
   if ! command -v apt-get >/dev/null; then
-    echo "setup: chromium, chromedriver or postgresql is missing and apt-get is not available;" \
-      "install Chromium and chromedriver (/usr/bin/chromium, /usr/bin/chromedriver) and PostgreSQL (/usr/lib/postgresql/*/bin)" >&2
+    echo "setup: chromium, chromedriver, postgresql or python3 with venv is missing and apt-get is not available;" \
+      "install Chromium and chromedriver (/usr/bin/chromium, /usr/bin/chromedriver), PostgreSQL (/usr/lib/postgresql/*/bin) and Python 3 with venv" >&2
     exit 1
   fi
   sudo=()
@@ -33,7 +35,7 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/cert
       exit 1
     fi
   fi
-  echo "setup: installing chromium, chromium-driver and postgresql" >&2
+  echo "setup: installing chromium, chromium-driver, postgresql and python3-venv" >&2
   # The tests make their own clusters; the package's default cluster is not wanted.
   if [[ ! -e /etc/postgresql-common/createcluster.conf ]]; then
     ${sudo[@]+"${sudo[@]}"} mkdir -p /etc/postgresql-common
@@ -43,5 +45,19 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/cert
   ${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y --no-install-recommends \
     -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold chromium chromium-driver ca-certificates \
-    postgresql postgresql-client
+    postgresql postgresql-client python3 python3-venv
+fi
+
+# schemathesis from PyPI, for tests/api/schemathesis.rs (the OpenAPI document against the
+# running server), in a venv of its own with the versions pinned in
+# scripts/schemathesis-requirements.txt. The venv keeps a copy of the list it was made
+# from; only when that differs (or is missing) is the venv made again.
+st_venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-schemathesis"
+st_requirements="$(dirname "$0")/schemathesis-requirements.txt"
+if ! cmp -s "$st_requirements" "$st_venv/requirements.txt" || [[ ! -x "$st_venv/bin/st" ]]; then
+  echo "setup: installing schemathesis into $st_venv" >&2
+  rm -rf "$st_venv"
+  python3 -m venv "$st_venv"
+  "$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$st_requirements"
+  cp "$st_requirements" "$st_venv/requirements.txt"
 fi

@@ -149,4 +149,30 @@ mod tests {
         );
         assert_eq!(repeat(remembered(10), body, end), Repeat::Create);
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// A key is exactly 1 to 255 bytes of 0x20..=0x7E, kept as sent.
+            #[test]
+            fn keys_are_exactly_1_to_255_printable_ascii(
+                value in prop_oneof![
+                    proptest::collection::vec(0x20u8..=0x7e, 0..300),
+                    proptest::collection::vec(any::<u8>(), 0..20),
+                ]
+            ) {
+                let valid = (1..=IDEMPOTENCY_KEY_MAX_LEN).contains(&value.len())
+                    && value.iter().all(|b| (0x20..=0x7e).contains(b));
+                match IdempotencyKey::parse(&value) {
+                    Ok(key) => {
+                        prop_assert!(valid);
+                        prop_assert_eq!(key.as_str().as_bytes(), &value[..]);
+                    }
+                    Err(_) => prop_assert!(!valid),
+                }
+            }
+        }
+    }
 }

@@ -30,37 +30,43 @@ impl PageSize {
 }
 
 /// A position in the newest-first order of a site's invites: the last one a page showed.
-/// Clients see it as opaque text (base64url of `{created}.{inviteId}`); only the exact
-/// text this server writes is accepted back.
+/// Clients see it as opaque text: base64url of 24 bytes, the creation time (8 bytes,
+/// big-endian two's complement) then the invite id's 16 bytes. 24 bytes are exactly 32
+/// characters with no spare bits, so every string of [`CURSOR_PATTERN`] is a position
+/// and the document can say exactly which cursors are accepted.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Cursor {
     pub created: UnixTime,
     pub invite: InviteId,
 }
 
+/// Length of an encoded cursor.
+pub const CURSOR_LEN: usize = 32;
+/// Exactly the strings [`Cursor::parse`] accepts, for the OpenAPI document.
+pub const CURSOR_PATTERN: &str = "^[A-Za-z0-9_-]{32}$";
+
 impl Cursor {
     pub fn encode(&self) -> String {
-        let plain = format!("{}.{}", self.created, self.invite);
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(plain)
+        let mut bytes = [0u8; 24];
+        bytes[..8].copy_from_slice(&self.created.to_be_bytes());
+        bytes[8..].copy_from_slice(&self.invite.to_bytes());
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        // Bounds the work on garbage: a real cursor is at most 20 + 1 + 22 bytes, encoded.
-        if s.len() > 64 {
+        if s.len() != CURSOR_LEN {
             return None;
         }
-        let plain = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        let bytes: [u8; 24] = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(s)
+            .ok()?
+            .try_into()
             .ok()?;
-        let plain = std::str::from_utf8(&plain).ok()?;
-        let (created, invite) = plain.split_once('.')?;
-        let created: UnixTime = created.parse().ok()?;
-        let cursor = Self {
-            created,
-            invite: InviteId::parse(invite)?,
-        };
-        // One spelling per position: no signs, leading zeros or other encodings.
-        (created >= 0 && cursor.encode() == s).then_some(cursor)
+        let (created, invite) = bytes.split_at(8);
+        Some(Self {
+            created: UnixTime::from_be_bytes(created.try_into().ok()?),
+            invite: InviteId::from_bytes(invite.try_into().ok()?),
+        })
     }
 }
 
@@ -163,19 +169,15 @@ mod tests {
             created: 1_800_000_000,
             invite: InviteId::generate(),
         };
+        assert_eq!(cursor.encode().len(), CURSOR_LEN);
         assert_eq!(Cursor::parse(&cursor.encode()), Some(cursor.clone()));
-        let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
-        let id = cursor.invite.as_str();
         for bad in [
             String::new(),
             "!!!".into(),
             format!("{}=", cursor.encode()),
-            b64(&format!("-5.{id}")),
-            b64(&format!("+5.{id}")),
-            b64(&format!("05.{id}")),
-            b64(&format!("5.{id}x")),
-            b64(&format!("5{id}")),
-            b64("5.short"),
+            format!("{}AA", cursor.encode()),
+            cursor.encode()[1..].to_owned(),
+            format!("+{}", &cursor.encode()[1..]),
             "A".repeat(65),
         ] {
             assert_eq!(Cursor::parse(&bad), None, "{bad:?}");
@@ -205,5 +207,86 @@ mod tests {
             ListQuery::parse(&format!("customId={long}")),
             Err(ListQueryError::CustomIdTooLong)
         );
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// [`CURSOR_PATTERN`], by hand.
+        fn matches_cursor_pattern(s: &str) -> bool {
+            s.len() == CURSOR_LEN
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        }
+
+        proptest! {
+            #[test]
+            fn cursors_round_trip(created in any::<i64>(), invite in any::<[u8; 16]>()) {
+                let cursor = Cursor { created, invite: InviteId::from_bytes(invite) };
+                let text = cursor.encode();
+                prop_assert!(matches_cursor_pattern(&text));
+                prop_assert_eq!(Cursor::parse(&text), Some(cursor));
+            }
+
+            /// Every string of the documented pattern is a position, in exactly one
+            /// spelling; nothing else is, and nothing panics.
+            #[test]
+            fn cursors_are_exactly_the_documented_pattern(
+                s in prop_oneof![
+                    proptest::string::string_regex(
+                        CURSOR_PATTERN.trim_start_matches('^').trim_end_matches('$')
+                    ).unwrap(),
+                    "[A-Za-z0-9_=+/-]{30,34}",
+                    ".{0,70}",
+                ]
+            ) {
+                let parsed = Cursor::parse(&s);
+                prop_assert_eq!(parsed.is_some(), matches_cursor_pattern(&s));
+                if let Some(cursor) = parsed {
+                    prop_assert_eq!(cursor.encode(), s);
+                }
+            }
+
+            /// Any query string gives a query or one of the list's errors, never a panic;
+            /// the page size is always 1 to 500.
+            #[test]
+            fn arbitrary_queries_never_panic(query in ".{0,120}") {
+                if let Ok(parsed) = ListQuery::parse(&query) {
+                    prop_assert!((1..=usize::from(PageSize::MAX)).contains(&parsed.limit.get()));
+                }
+            }
+
+            /// `limit` is exactly the plain decimal numbers 1 to 500.
+            #[test]
+            fn page_sizes_are_plain_numbers_1_to_500(s in prop_oneof!["[0-9]{1,4}", ".{0,5}"]) {
+                let plain = !s.is_empty() && s.len() <= 3 && s.bytes().all(|b| b.is_ascii_digit());
+                let expected = plain.then(|| s.parse::<usize>().unwrap()).filter(|n| (1..=500).contains(n));
+                prop_assert_eq!(PageSize::parse(&s).map(PageSize::get), expected);
+            }
+
+            /// Every documented parameter, well formed, is read back as sent.
+            #[test]
+            fn well_formed_queries_round_trip(
+                status in proptest::option::of(prop_oneof![
+                    Just(Status::Pending), Just(Status::Verified), Just(Status::Expired)
+                ]),
+                custom_id in proptest::option::of(".{0,128}"),
+                limit in proptest::option::of(1u16..=500),
+                cursor in proptest::option::of((any::<i64>(), any::<[u8; 16]>())),
+            ) {
+                let cursor = cursor.map(|(created, id)| Cursor { created, invite: InviteId::from_bytes(id) });
+                let mut query = url::form_urlencoded::Serializer::new(String::new());
+                if let Some(s) = status { query.append_pair("status", s.as_str()); }
+                if let Some(c) = &custom_id { query.append_pair("customId", c); }
+                if let Some(l) = limit { query.append_pair("limit", &l.to_string()); }
+                if let Some(c) = &cursor { query.append_pair("cursor", &c.encode()); }
+                let parsed = ListQuery::parse(&query.finish()).unwrap();
+                prop_assert_eq!(parsed.status, status);
+                prop_assert_eq!(parsed.custom_id.as_ref().map(CustomId::as_str), custom_id.as_deref());
+                prop_assert_eq!(parsed.limit.get(), limit.map_or(50, usize::from));
+                prop_assert_eq!(parsed.after, cursor);
+            }
+        }
     }
 }

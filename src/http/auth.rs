@@ -201,4 +201,64 @@ mod tests {
         // "nocolon"
         assert_eq!(parse_basic(b"Basic bm9jb2xvbg=="), None);
     }
+
+    mod properties {
+        use super::super::parse_basic;
+        use base64::Engine;
+        use proptest::prelude::*;
+
+        fn encode(text: &[u8]) -> String {
+            base64::engine::general_purpose::STANDARD.encode(text)
+        }
+
+        proptest! {
+            #[test]
+            fn arbitrary_bytes_never_panic(value in proptest::collection::vec(any::<u8>(), 0..300)) {
+                let _ = parse_basic(&value);
+            }
+
+            /// Arbitrary text after the scheme, including the base64 of arbitrary bytes.
+            #[test]
+            fn arbitrary_credentials_never_panic(
+                text in ".{0,100}",
+                decoded in proptest::collection::vec(any::<u8>(), 0..100),
+            ) {
+                let _ = parse_basic(format!("Basic {text}").as_bytes());
+                let _ = parse_basic(format!("Basic {}", encode(&decoded)).as_bytes());
+            }
+
+            /// Any username without a colon and any password (colons included) come
+            /// back as they were sent, whatever the scheme's case and the spaces around.
+            #[test]
+            fn valid_credentials_round_trip(
+                user in "[^:]{0,40}",
+                pass in ".{0,40}",
+                scheme in "[bB][aA][sS][iI][cC]",
+                before in " {0,2}",
+                between in " {1,3}",
+                after in " {0,2}",
+            ) {
+                let value = format!(
+                    "{before}{scheme}{between}{}{after}",
+                    encode(format!("{user}:{pass}").as_bytes())
+                );
+                prop_assert_eq!(parse_basic(value.as_bytes()), Some((user, pass)));
+            }
+
+            /// Only the Basic scheme is read.
+            #[test]
+            fn other_schemes_are_refused(scheme in "[A-Za-z]{1,10}", user in "[a-z]{1,8}") {
+                prop_assume!(!scheme.eq_ignore_ascii_case("basic"));
+                let value = format!("{scheme} {}", encode(format!("{user}:pw").as_bytes()));
+                prop_assert_eq!(parse_basic(value.as_bytes()), None);
+            }
+
+            /// Without a colon in the decoded text there is no credential.
+            #[test]
+            fn credentials_without_a_colon_are_refused(text in "[^:]{0,60}") {
+                let value = format!("Basic {}", encode(text.as_bytes()));
+                prop_assert_eq!(parse_basic(value.as_bytes()), None);
+            }
+        }
+    }
 }

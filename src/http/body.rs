@@ -157,4 +157,129 @@ mod tests {
         assert!(!is_json(&headers("application/x-www-form-urlencoded")));
         assert!(!is_json(&HeaderMap::new()));
     }
+
+    mod properties {
+        use super::super::*;
+        use crate::http::invites::CreateInviteRequest;
+        use crate::http::verifier::VerifierReport;
+        use axum::body::Body;
+        use axum::http::HeaderValue;
+        use proptest::prelude::*;
+        use serde_json::{json, Value};
+
+        /// Reads `body` as a request's with `content_type`, as a handler would.
+        fn read<T: RequestBody>(content_type: Option<&str>, body: Vec<u8>) -> Result<T, ErrorCode> {
+            let mut request = axum::http::Request::builder().method("POST").uri("/");
+            if let Some(ct) = content_type {
+                request = request.header(header::CONTENT_TYPE, ct);
+            }
+            let request = request.body(Body::from(body)).unwrap();
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            runtime
+                .block_on(RawJsonBody::<T>::from_request(request, &()))
+                .map(|body| body.value)
+                .map_err(|e| e.code())
+        }
+
+        fn json_value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                any::<f64>().prop_map(Value::from),
+                ".{0,20}".prop_map(Value::from),
+            ];
+            leaf.prop_recursive(3, 24, 4, |inner| {
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                    proptest::collection::btree_map("[a-zA-Z]{0,10}", inner, 0..4)
+                        .prop_map(|m| Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        proptest! {
+            /// Any bytes under any content type: a value or one of the body's errors,
+            /// never a panic.
+            #[test]
+            fn arbitrary_bodies_give_a_typed_answer(
+                body in proptest::collection::vec(any::<u8>(), 0..200),
+                content_type in proptest::option::of(prop_oneof![
+                    Just("application/json".to_owned()),
+                    Just("application/problem+json; charset=utf-8".to_owned()),
+                    "[ -~]{0,30}",
+                ]),
+            ) {
+                let json = content_type
+                    .as_deref()
+                    .is_some_and(|ct| HeaderValue::from_str(ct).is_ok_and(|v| {
+                        let mut h = HeaderMap::new();
+                        h.insert(header::CONTENT_TYPE, v);
+                        is_json(&h)
+                    }));
+                let blank = body.trim_ascii().is_empty();
+                let allowed = [
+                    ErrorCode::MalformedJson,
+                    ErrorCode::BodyNotObject,
+                    ErrorCode::CustomIdNotString,
+                    ErrorCode::UnsupportedContentType,
+                ];
+                match read::<CreateInviteRequest>(content_type.as_deref(), body) {
+                    Ok(_) => prop_assert!(blank || json),
+                    Err(code) => {
+                        prop_assert!(allowed.contains(&code), "{code:?}");
+                        prop_assert!(!blank);
+                        prop_assert_eq!(code == ErrorCode::UnsupportedContentType, !json);
+                    }
+                }
+            }
+
+            /// Any JSON value: an object is read (its customId decides), anything else is
+            /// "not an object".
+            #[test]
+            fn json_values_are_objects_or_refused(value in json_value()) {
+                let bytes = serde_json::to_vec(&value).unwrap();
+                let answer = read::<CreateInviteRequest>(Some("application/json"), bytes);
+                match (&value, answer) {
+                    (Value::Object(fields), Ok(body)) => {
+                        let id = fields.get("customId").cloned().unwrap_or(Value::Null);
+                        prop_assert_eq!(Value::from(body.custom_id), id);
+                    }
+                    (Value::Object(fields), Err(code)) => {
+                        prop_assert_eq!(code, ErrorCode::CustomIdNotString);
+                        prop_assert!(!fields["customId"].is_string() && !fields["customId"].is_null());
+                    }
+                    (_, answer) => prop_assert_eq!(answer.err(), Some(ErrorCode::BodyNotObject)),
+                }
+            }
+
+            /// A valid create body comes back as sent, whatever else the object holds.
+            #[test]
+            fn create_bodies_round_trip(
+                custom_id in proptest::option::of(".{0,200}"),
+                extra in proptest::collection::btree_map("[a-z]{1,8}", json_value(), 0..3),
+            ) {
+                let mut body: serde_json::Map<String, Value> = extra.into_iter().collect();
+                body.insert("customId".into(), json!(custom_id));
+                let bytes = serde_json::to_vec(&body).unwrap();
+                let answer = read::<CreateInviteRequest>(Some("application/json"), bytes);
+                prop_assert_eq!(answer.map(|b| b.custom_id), Ok(custom_id));
+            }
+
+            /// A verifier report's outcome comes back as sent; a non-string one is 40008.
+            #[test]
+            fn verifier_reports_round_trip(outcome in ".{0,20}", other in json_value()) {
+                let bytes = serde_json::to_vec(&json!({"outcome": outcome})).unwrap();
+                let answer = read::<VerifierReport>(Some("application/json"), bytes);
+                prop_assert_eq!(answer.map(|r| r.outcome), Ok(Some(outcome)));
+                let bytes = serde_json::to_vec(&json!({"outcome": other})).unwrap();
+                match read::<VerifierReport>(Some("application/json"), bytes) {
+                    Ok(report) => prop_assert_eq!(Value::from(report.outcome), other),
+                    Err(code) => prop_assert_eq!(code, ErrorCode::InvalidOutcome),
+                }
+            }
+        }
+    }
 }

@@ -306,8 +306,10 @@ async fn pending(state: &AppState, gateway: &GatewayInvite, headers: &HeaderMap)
     response
 }
 
-#[derive(Deserialize)]
+/// The sandbox page's form.
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct ApproveForm {
+    /// The token from the page (it must match the page's cookie).
     csrf: String,
 }
 
@@ -322,7 +324,7 @@ pub struct ApproveForm {
     path = "/gateway/{inviteId}/approve",
     tag = "gateway",
     params(("inviteId" = String, Path, description = "Identifier of the invite")),
-    request_body(content_type = "application/x-www-form-urlencoded", description = "`csrf`: the token from the page"),
+    request_body(content = ApproveForm, content_type = "application/x-www-form-urlencoded"),
     responses(
         (status = 303, description = "Verified; on to the gateway page"),
         (status = 403, description = "Not a sandbox site, or the request did not come from the page", content_type = "text/html", body = String),

@@ -78,6 +78,7 @@ pub struct InviteStatusRecord {
     pub url: String,
     pub status: Status,
     /// The identifier the client supplied at creation; null when none was.
+    #[schema(required = true)]
     pub custom_id: Option<String>,
 }
 

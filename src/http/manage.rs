@@ -29,9 +29,9 @@ pub struct ListParams {
     /// Invites per page.
     #[param(minimum = 1, maximum = 500, default = 50)]
     limit: Option<u16>,
-    /// `nextCursor` of the previous page (opaque; only what this server gave out is
-    /// accepted); absent for the first page.
-    #[param(max_length = 64, pattern = "^[A-Za-z0-9_-]+$")]
+    /// `nextCursor` of the previous page (opaque: 32 base64url characters, a position
+    /// in the list); absent for the first page.
+    // Its exact syntax is added with the identifiers' (`openapi_common`).
     cursor: Option<String>,
 }
 

@@ -119,6 +119,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .split_for_parts();
     invites::document_optional_create_body(&mut api);
     openapi_common::add_common_responses(&mut api);
+    openapi_common::add_challenges(&mut api);
+    openapi_common::add_identifier_syntax(&mut api);
     (router, api)
 }
 

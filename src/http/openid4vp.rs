@@ -93,8 +93,10 @@ fn qr_svg(text: &str) -> String {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct WalletAnswer {
     /// The `state` of the request being answered.
+    #[schema(min_length = 1)]
     pub state: String,
     /// JSON: `{"proof_of_age": ["<base64url DeviceResponse>"]}`.
+    #[schema(min_length = 1)]
     pub vp_token: String,
 }
 

@@ -17,14 +17,14 @@ pub struct Health {
 
 /// Health check
 ///
-/// 200 once the server accepts requests and its database answers.
+/// 200 while the server accepts requests and its database accepts a write.
 #[utoipa::path(
     get,
     path = "/healthz",
     tag = "operations",
     responses(
         (status = 200, description = "Serving", body = Health),
-        (status = 503, description = "The database does not answer", body = ErrorBody),
+        (status = 503, description = "The database does not answer or refuses writes", body = ErrorBody),
     )
 )]
 pub async fn healthz(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {

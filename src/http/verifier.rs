@@ -17,9 +17,18 @@ use crate::store::VerifyOutcome;
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct VerifierReport {
     /// Must be `"verified"`.
-    #[schema(value_type = String, example = "verified")]
+    // Read leniently, so a missing or mistyped outcome is 40008, not a JSON error;
+    // documented as what is accepted.
+    #[schema(value_type = Outcome, required = true)]
     #[serde(default)]
     pub outcome: Option<String>,
+}
+
+/// The only outcome a provider reports.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Verified,
 }
 
 impl RequestBody for VerifierReport {
@@ -35,7 +44,7 @@ impl RequestBody for VerifierReport {
     path = "/v1/verifier/invite/{inviteId}",
     tag = "verifier",
     params(("inviteId" = String, Path, description = "Identifier of the invite")),
-    request_body(content = VerifierReport, content_type = "application/json"),
+    request_body(content = VerifierReport, description = "Required: an empty body or `{}` is 400", content_type = "application/json"),
     responses(
         (status = 200, description = "The invite's status record", body = InviteStatusRecord),
         (status = 400, description = "outcome is missing or not `verified`", body = ErrorBody),

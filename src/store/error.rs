@@ -51,14 +51,19 @@ impl From<rusqlite::Error> for StoreError {
         use rusqlite::ErrorCode as C;
         match e.sqlite_error_code() {
             // Disk full, a read-only file, a lock held too long, a file that cannot be
-            // opened or read: the database refuses service for now (interface §10).
+            // opened, read or written (an immutable file fails writes with an I/O error),
+            // no memory, a lost race for the WAL's locks: the database refuses service for
+            // now (interface §10).
             Some(
                 C::DiskFull
                 | C::ReadOnly
                 | C::DatabaseBusy
                 | C::DatabaseLocked
                 | C::CannotOpen
-                | C::SystemIoFailure,
+                | C::SystemIoFailure
+                | C::PermissionDenied
+                | C::OutOfMemory
+                | C::FileLockingProtocolFailed,
             ) => StoreError::Unavailable(describe(&e)),
             _ => StoreError::Database(Arc::new(e)),
         }
@@ -76,19 +81,38 @@ mod tests {
     }
 
     #[test]
-    fn a_full_or_read_only_sqlite_file_is_unavailable() {
-        let full = rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
-            None,
-        );
-        assert!(matches!(StoreError::from(full), StoreError::Unavailable(_)));
-        let constraint = rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
-            None,
-        );
-        assert!(matches!(
-            StoreError::from(constraint),
-            StoreError::Database(_)
-        ));
+    fn a_full_read_only_locked_or_failing_sqlite_file_is_unavailable() {
+        use rusqlite::ffi;
+        let sqlite = |code| rusqlite::Error::SqliteFailure(ffi::Error::new(code), None);
+        for code in [
+            ffi::SQLITE_FULL,
+            ffi::SQLITE_READONLY,
+            ffi::SQLITE_READONLY_DBMOVED,
+            ffi::SQLITE_BUSY,
+            ffi::SQLITE_BUSY_SNAPSHOT,
+            ffi::SQLITE_LOCKED,
+            ffi::SQLITE_IOERR,
+            ffi::SQLITE_IOERR_WRITE,
+            ffi::SQLITE_IOERR_FSYNC,
+            ffi::SQLITE_CANTOPEN,
+            ffi::SQLITE_PERM,
+            ffi::SQLITE_NOMEM,
+            ffi::SQLITE_PROTOCOL,
+        ] {
+            assert!(
+                matches!(StoreError::from(sqlite(code)), StoreError::Unavailable(_)),
+                "SQLite code {code}"
+            );
+        }
+        for code in [
+            ffi::SQLITE_CONSTRAINT,
+            ffi::SQLITE_CORRUPT,
+            ffi::SQLITE_ERROR,
+        ] {
+            assert!(
+                matches!(StoreError::from(sqlite(code)), StoreError::Database(_)),
+                "SQLite code {code}"
+            );
+        }
     }
 }

@@ -173,7 +173,7 @@ pub(crate) const BACKLOG_SQL: &str = "SELECT COUNT(*) FROM webhook_events WHERE 
 
 #[async_trait::async_trait]
 pub trait Store: Send + Sync + 'static {
-    /// Answers when the database does.
+    /// Succeeds when the database accepts a write (`/healthz`, interface §10).
     async fn ping(&self) -> StoreResult<()>;
 
     // The client API.

@@ -203,3 +203,67 @@ async fn list_cancel_and_erase_are_documented_exactly() {
     );
     assert!(erase["responses"]["204"].get("content").is_none());
 }
+
+/// Identifiers, bodies and challenges say exactly what the server takes and sends (the
+/// patterns are the parsers', property-tested in `src/domain`).
+#[tokio::test]
+async fn identifiers_bodies_and_challenges_are_documented_exactly() {
+    use agegate::domain::invite::INVITE_ID_PATTERN;
+    use agegate::domain::listing::CURSOR_PATTERN;
+    let app = spawn_app().await;
+    let doc = document(&app).await;
+    let list = &doc["paths"]["/v1/website/{siteId}/invite"]["get"];
+    let cursor = &parameter(list, "cursor")["schema"];
+    assert_eq!(cursor["pattern"], CURSOR_PATTERN);
+    assert_eq!(
+        (&cursor["minLength"], &cursor["maxLength"]),
+        (&32.into(), &32.into())
+    );
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if path.contains("{inviteId}") {
+                let id = &parameter(op, "inviteId")["schema"];
+                assert_eq!(id["pattern"], INVITE_ID_PATTERN, "{method} {path}");
+            }
+            let Some(unauthorized) = op["responses"].get("401") else {
+                continue;
+            };
+            let challenge = if path.starts_with("/v1/verifier/") {
+                "Bearer realm=\"agegate-verifier\""
+            } else {
+                "Basic realm=\"agegate\""
+            };
+            assert_eq!(
+                unauthorized["headers"]["WWW-Authenticate"]["schema"]["enum"],
+                serde_json::json!([challenge]),
+                "{method} {path}"
+            );
+        }
+    }
+    // The verifier's body is required and names its one outcome; `{}` is refused.
+    let verify = &doc["paths"]["/v1/verifier/invite/{inviteId}"]["post"];
+    assert_eq!(verify["requestBody"]["required"], true);
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(
+        schemas["VerifierReport"]["required"],
+        serde_json::json!(["outcome"])
+    );
+    assert_eq!(schemas["Outcome"]["enum"], serde_json::json!(["verified"]));
+    // Answers promise the same syntax.
+    for (schema, field, pattern) in [
+        ("Invite", "inviteId", INVITE_ID_PATTERN),
+        ("InviteStatusRecord", "inviteId", INVITE_ID_PATTERN),
+        ("InviteListItem", "inviteId", INVITE_ID_PATTERN),
+        ("InviteList", "nextCursor", CURSOR_PATTERN),
+    ] {
+        assert_eq!(
+            schemas[schema]["properties"][field]["pattern"], pattern,
+            "{schema}.{field}"
+        );
+    }
+    // customId is always sent, null when none was given.
+    assert!(schemas["InviteStatusRecord"]["required"]
+        .as_array()
+        .unwrap()
+        .contains(&"customId".into()));
+}

@@ -117,26 +117,58 @@ fn write_loop(conn: Connection, jobs: Receiver<Box<dyn WriteJob>>) {
                 Err(_) => break,
             }
         }
-        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        let begun = end_stale_transaction(&conn).and_then(|()| {
+            conn.execute_batch("BEGIN IMMEDIATE")
+                .map_err(StoreError::from)
+        });
+        if let Err(e) = begun {
             tracing::error!(error = %e, "could not begin a write transaction");
-            let e = StoreError::from(e);
             for job in batch.drain(..) {
                 job.fail(e.clone());
             }
             continue;
         }
         for job in batch.drain(..) {
+            if conn.is_autocommit() {
+                // SQLite rolled the whole transaction back itself (it may, after a full
+                // disk or an I/O error mid-statement): nothing of the batch is stored, and a
+                // job run now would commit on its own. Fail the rest.
+                job.fail(rolled_back());
+                continue;
+            }
             finishes.push(run_in_savepoint(&conn, job));
         }
-        let commit = conn.execute_batch("COMMIT").map_err(StoreError::from);
+        let commit = if conn.is_autocommit() {
+            Err(rolled_back())
+        } else {
+            conn.execute_batch("COMMIT").map_err(StoreError::from)
+        };
         if let Err(e) = &commit {
             tracing::error!(error = %e, "group commit failed");
-            let _ = conn.execute_batch("ROLLBACK");
+            if !conn.is_autocommit() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
         }
         for finish in finishes.drain(..) {
             finish(commit.clone());
         }
     }
+}
+
+/// What a job of a batch that SQLite rolled back on its own is answered: the cause (a
+/// full disk, an I/O error) has passed to the job that met it; all are worth a retry.
+fn rolled_back() -> StoreError {
+    StoreError::Unavailable("the database rolled back the write transaction".into())
+}
+
+/// Ends a transaction a failed batch left open (a `ROLLBACK` that itself failed), so one
+/// fault does not make every later `BEGIN` fail after the database is back.
+fn end_stale_transaction(conn: &Connection) -> StoreResult<()> {
+    if conn.is_autocommit() {
+        return Ok(());
+    }
+    conn.execute_batch("ROLLBACK")?;
+    Ok(())
 }
 
 fn run_in_savepoint(conn: &Connection, job: Box<dyn WriteJob>) -> Finish {
@@ -145,6 +177,11 @@ fn run_in_savepoint(conn: &Connection, job: Box<dyn WriteJob>) -> Finish {
         return Box::new(|_| {});
     }
     let (keep, finish) = job.run(conn);
+    if conn.is_autocommit() {
+        // The job met an error after which SQLite rolled back the whole transaction; the
+        // savepoint is gone with it, and the commit answers the job.
+        return finish;
+    }
     let end = if keep {
         "RELEASE job"
     } else {
@@ -156,5 +193,105 @@ fn run_in_savepoint(conn: &Connection, job: Box<dyn WriteJob>) -> Finish {
             let e = StoreError::from(e);
             Box::new(move |_| finish(Err(e)))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// Waits until `n` jobs wait for the writer.
+    async fn queued(pool: &Pool, n: usize) {
+        for _ in 0..500 {
+            if pool.writer.len() >= n {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("{n} jobs did not reach the writer");
+    }
+
+    fn insert(blob_len: usize) -> impl FnOnce(&Connection) -> StoreResult<()> + Send {
+        move |conn| {
+            conn.execute("INSERT INTO t (x) VALUES (zeroblob(?1))", [blob_len])?;
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_batch_sqlite_rolls_back_itself_is_unavailable_stores_nothing_and_the_writer_recovers(
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let writer = Connection::open(&path).unwrap();
+        writer
+            .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x BLOB);")
+            .unwrap();
+        // A full disk, for this connection: a statement that needs more pages fails with
+        // SQLITE_FULL, and SQLite then rolls back the whole transaction.
+        let pages: i64 = writer
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .unwrap();
+        writer
+            .pragma_update(None, "max_page_count", pages + 4)
+            .unwrap();
+        let pool = Arc::new(Pool::start(writer, vec![Connection::open(&path).unwrap()]).unwrap());
+
+        // Hold the writer so that the next three jobs form one batch, in this order.
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let hold = tokio::spawn({
+            let pool = pool.clone();
+            async move {
+                pool.write(move |_| {
+                    let _ = started_tx.send(());
+                    let _ = go_rx.recv();
+                    Ok(())
+                })
+                .await
+            }
+        });
+        started_rx.await.unwrap();
+        let mut jobs = Vec::new();
+        for (i, len) in [10, 100_000, 10].into_iter().enumerate() {
+            let writing = pool.clone();
+            jobs.push(tokio::spawn(
+                async move { writing.write(insert(len)).await },
+            ));
+            queued(&pool, i + 1).await;
+        }
+        go_tx.send(()).unwrap();
+        hold.await.unwrap().unwrap();
+        for job in jobs {
+            let result = job.await.unwrap();
+            assert!(
+                matches!(result, Err(StoreError::Unavailable(_))),
+                "{result:?}"
+            );
+        }
+        let count = |pool: Arc<Pool>| async move {
+            pool.read(|conn| {
+                Ok(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get::<_, i64>(0))?)
+            })
+            .await
+            .unwrap()
+        };
+        assert_eq!(
+            count(pool.clone()).await,
+            0,
+            "nothing of the batch is stored"
+        );
+
+        // The disk has room again: the writer carries on.
+        pool.write(|conn| {
+            conn.pragma_update(None, "max_page_count", 1_000_000)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+        pool.write(insert(100_000)).await.unwrap();
+        assert_eq!(count(pool.clone()).await, 1);
     }
 }

@@ -1,0 +1,92 @@
+"""Summarises bench/run.sh's wrk outputs: per phase and workload, the median req/s and
+p50 over the rounds, the worst p99, the non-2xx count, agegate's peak RSS, the ratio to
+the ceiling, and whether each target holds. Prints a Markdown table; exits 1 if a target
+is missed.
+
+    python3 bench/report.py OUT_DIR CONNECTIONS
+"""
+
+import collections
+import pathlib
+import re
+import statistics
+import sys
+
+out, connections = pathlib.Path(sys.argv[1]), sys.argv[2]
+UNIT_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+# Targets (issue 10): ratio of agegate's req/s to the ceiling's, per workload.
+RATIO = {"sqlite": {"get": 0.6, "create": 0.35, "mixed": 0.5}, "postgres": {"get": 0.3, "create": 0.3}}
+P99_MS, RSS_MIB, GROWTH = 5.0, 64.0, 0.10
+
+
+def parse(path):
+    text = path.read_text()
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    lat = {}
+    for pct in ("50", "99"):
+        m = re.search(pct + r"%\s+([\d.]+)(us|ms|s)\b", text)
+        lat[pct] = float(m.group(1)) * UNIT_MS[m.group(2)]
+    m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    errors = int(m.group(1)) if m else 0
+    m = re.search(r"Socket errors: (.*)", text)
+    if m:
+        errors += sum(int(n) for n in re.findall(r"\d+", m.group(1)))
+    return rps, lat["50"], lat["99"], errors
+
+
+runs = collections.defaultdict(list)
+for f in sorted(out.glob("*.*.*.*")):
+    phase, workload, server, _round = f.name.split(".")
+    runs[(phase, workload, server)].append(parse(f))
+
+rows, failures = [], []
+summary = {}
+for (phase, workload, server), results in sorted(runs.items()):
+    rps = statistics.median(r[0] for r in results)
+    p50 = statistics.median(r[1] for r in results)
+    p99 = max(r[2] for r in results)
+    errors = sum(r[3] for r in results)
+    summary[(phase, workload, server)] = (rps, p50, p99, errors)
+
+for (phase, workload, server), (rps, p50, p99, errors) in sorted(summary.items()):
+    if server != "agegate":
+        continue
+    ceiling = summary.get((phase, workload, "ceiling"))
+    ratio = rps / ceiling[0] if ceiling else float("nan")
+    rss_file = out / f"{phase}.rss"
+    rss = int(rss_file.read_text()) / 1024 if rss_file.exists() else float("nan")
+    notes = []
+    backend = "postgres" if phase.startswith("postgres") else "sqlite"
+    target = RATIO[backend].get(workload)
+    if target is not None and not ratio >= target:
+        notes.append(f"ratio < {target}")
+    if backend == "sqlite" and p99 > P99_MS:
+        notes.append(f"p99 > {P99_MS:g} ms")
+    if errors:
+        notes.append("non-2xx")
+    if backend == "sqlite" and not rss <= RSS_MIB:
+        notes.append(f"RSS > {RSS_MIB:g} MiB")
+    if phase.endswith("-grown"):
+        base = summary.get((phase[: -len("-grown")], workload, "agegate"))
+        if base:
+            change = rps / base[0] - 1
+            notes.append(f"{change:+.1%} vs before growth")
+            if change < -GROWTH:
+                notes.append(f"dropped more than {GROWTH:.0%}")
+    failed = [n for n in notes if not n.endswith("vs before growth")]
+    failures += [f"{phase} {workload}: {n}" for n in failed]
+    rows.append(
+        f"| {phase} | {workload} | {ceiling[0] if ceiling else 0:,.0f} | {rps:,.0f} | {ratio:.2f}× "
+        f"| {p50:.2f} / {ceiling[1] if ceiling else 0:.2f} | {p99:.2f} / {ceiling[2] if ceiling else 0:.2f} "
+        f"| {errors} | {rss:.1f} | {'; '.join(notes) or 'ok'} |"
+    )
+
+print(f"\n{connections} connections; medians over the rounds, worst p99; latency agegate / ceiling.\n")
+print("| phase | workload | ceiling req/s | agegate req/s | ratio | p50 ms | p99 ms | non-2xx | peak RSS MiB | targets |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+print("\n".join(rows))
+if failures:
+    print("\nmissed: " + ", ".join(failures))
+    sys.exit(1)
+print("\nevery target met")

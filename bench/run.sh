@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The benchmark: agegate (release build, durable commits) against the ceiling — a server
+# on the same stack with the same routes, Basic check and JSON that stores nothing
+# (examples/ceiling.rs) — in alternating rounds of the same run, on loopback. Servers
+# run on one core, wrk on the other (taskset). Prints req/s, p50/p99, non-2xx and peak
+# RSS per workload, the ratios to the ceiling, and whether each target of BENCHMARKS.md
+# holds. Bounded: every wrk run lasts DURATION seconds; preloads stop at their count.
+#
+#   bash bench/run.sh                        # SQLite at 20 k, then at 1 M; PostgreSQL
+#   bash bench/run.sh --preload 50000        # stored invites before the first phase
+#   bash bench/run.sh --growth 0 --no-postgres --rounds 1 --duration 5   # quick look
+#
+# Environment: CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1), KEEP=1 keeps the work dir.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PRELOAD=20000 GROWTH=1000000 DURATION=10 ROUNDS=3 POSTGRES=auto
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --preload) PRELOAD=$2; shift 2 ;;
+    --growth) GROWTH=$2; shift 2 ;;
+    --duration) DURATION=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --no-postgres) POSTGRES=no; shift ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+for n in "$PRELOAD" "$GROWTH" "$DURATION" "$ROUNDS"; do
+  [[ $n =~ ^[0-9]+$ ]] || { echo "bench: counts must be whole numbers" >&2; exit 2; }
+done
+((PRELOAD >= 1 && DURATION >= 1 && DURATION <= 600 && ROUNDS >= 1 && GROWTH <= 10000000)) \
+  || { echo "bench: need --preload ≥ 1, --duration 1..600, --rounds ≥ 1, --growth ≤ 10 M" >&2; exit 2; }
+CONNECTIONS=${CONNECTIONS:-64}
+SERVER_CPU=${SERVER_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+
+command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
+  || { echo "bench: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+if [[ $POSTGRES == auto ]]; then
+  if [[ -x $pgbin/initdb ]]; then POSTGRES=yes; else POSTGRES=no; echo "bench: no PostgreSQL (bash scripts/setup.sh); skipping it" >&2; fi
+fi
+pin_server=() pin_load=()
+if [[ $(nproc) -ge 2 ]]; then
+  pin_server=(taskset -c "$SERVER_CPU") pin_load=(taskset -c "$LOAD_CPU")
+else
+  echo "bench: one CPU only; server and load generator share it" >&2
+fi
+
+cargo build --release --quiet --bin agegate --example ceiling
+bin=$PWD/target/release/agegate
+ceiling=$PWD/target/release/examples/ceiling
+
+# On disk, not tmpfs: commits must pay for their fsync as in production.
+work=$(mktemp -d "${BENCH_DIR:-$PWD/target}/bench.XXXXXX")
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [[ -d $work/pg ]] && as_pg "$pgbin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+  if [[ ${KEEP:-0} == 1 ]]; then echo "bench: kept $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+as_pg() { if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_up() { # port
+  for _ in $(seq 200); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return; sleep 0.05; done
+  echo "bench: a server on port $1 did not start; logs in $work" >&2; KEEP=1; exit 1
+}
+field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+
+start_agegate() { # label database-url → AG_PID AG_PORT SITE AUTH, and a ceiling with the same site: CE_PID CE_PORT
+  AG_PORT=$(free_port)
+  RUST_LOG=warn "${pin_server[@]}" "$bin" --database-url "$2" serve --listen "127.0.0.1:$AG_PORT" \
+    --public-url http://127.0.0.1 2>>"$work/$1.log" &
+  AG_PID=$!; pids+=("$AG_PID")
+  wait_up "$AG_PORT"
+  local site; site=$("$bin" --database-url "$2" site create --name bench --json)
+  SITE=$(field "$site" siteId)
+  AUTH=$(printf '%s:%s' "$(field "$site" username)" "$(field "$site" password)" | base64 -w0)
+  CE_PORT=$(free_port)
+  "${pin_server[@]}" "$ceiling" "127.0.0.1:$CE_PORT" "$SITE" "$(field "$site" username)" "$(field "$site" password)" \
+    2>>"$work/ceiling.log" &
+  CE_PID=$!; pids+=("$CE_PID")
+  wait_up "$CE_PORT"
+}
+
+preload() { # port count ids-file: stores `count` invites through the API, appends their ids
+  (($2 > 0)) || return 0
+  local threads t0=$SECONDS wrk_pid
+  ((threads = $2 < 2 ? 1 : 2))
+  rm -f "$3.new".*
+  # wrk runs for its whole duration even when every thread has stopped, so it is
+  # stopped from here once the threads have written their quotas.
+  "${pin_load[@]}" wrk -t"$threads" -c"$CONNECTIONS" -d3600s -s bench/wrk/preload.lua "http://127.0.0.1:$1" \
+    -- "$SITE" "$AUTH" $(($2 / threads)) "$3.new" >"$work/preload.out" &
+  wrk_pid=$!
+  while kill -0 "$wrk_pid" 2>/dev/null && (($(cat "$3.new".* 2>/dev/null | wc -l) < $2 / threads * threads)); do
+    sleep 0.5
+  done
+  kill -INT "$wrk_pid" 2>/dev/null || true
+  wait "$wrk_pid" || true
+  cat "$3.new".* >>"$3"; rm -f "$3.new".*
+  echo "   preloaded $(($2 / threads * threads)) invites in $((SECONDS - t0)) s ($(wc -l <"$3") ids known)"
+}
+
+measure() { # phase workload server port ids-file round
+  local out="$work/out/$1.$2.$3.$6"
+  "${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/wrk/invites.lua \
+    "http://127.0.0.1:$4" -- "$2" "$SITE" "$AUTH" "$5" >"$out"
+  awk '/Requests\/sec/ {printf "      %-8s %-8s %s req/s\n", w, s, $2}' w="$2" s="$3" "$out"
+}
+
+phase() { # name ids-file workload...
+  local name=$1 ids=$2; shift 2
+  echo "== $name: $(wc -l <"$ids") invites stored before it; ${ROUNDS} rounds of ${DURATION}s, $CONNECTIONS connections"
+  for round in $(seq "$ROUNDS"); do
+    echo "   round $round"
+    for workload in "$@"; do
+      # Alternate which server goes first, so neither always meets a warmer machine.
+      if ((round % 2)); then order=(ceiling agegate); else order=(agegate ceiling); fi
+      for server in "${order[@]}"; do
+        if [[ $server == ceiling ]]; then port=$CE_PORT; else port=$AG_PORT; fi
+        measure "$name" "$workload" "$server" "$port" "$ids" "$round"
+      done
+    done
+  done
+  grep VmHWM "/proc/$AG_PID/status" | awk '{print $2}' >"$work/out/$name.rss"
+}
+
+stop_servers() { kill "$AG_PID" "$CE_PID"; wait "$AG_PID" "$CE_PID" 2>/dev/null || true; pids=(); }
+
+mkdir -p "$work/out"
+echo "bench: $(nproc) CPUs; servers on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}; work dir $work"
+
+# SQLite: at PRELOAD stored invites, then grown to GROWTH.
+start_agegate sqlite "sqlite:$work/agegate.db"
+preload "$AG_PORT" "$PRELOAD" "$work/ids.sqlite"
+phase sqlite "$work/ids.sqlite" get mixed create
+if ((GROWTH > PRELOAD)); then
+  preload "$AG_PORT" $((GROWTH - PRELOAD)) "$work/ids.sqlite"
+  phase sqlite-grown "$work/ids.sqlite" get create
+fi
+stop_servers
+
+if [[ $POSTGRES == yes ]]; then
+  [[ $(id -u) -eq 0 ]] && chown postgres "$work"
+  as_pg "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust --no-sync >/dev/null
+  pgport=$(free_port)
+  # On the servers' core too: the service is agegate and its database.
+  as_pg "${pin_server[@]}" "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
+    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c synchronous_commit=on -c max_connections=100" \
+    start >/dev/null
+  psql -X -q "postgres://postgres@127.0.0.1:$pgport/postgres" -c "CREATE DATABASE bench"
+  start_agegate postgres "postgres://postgres@127.0.0.1:$pgport/bench"
+  preload "$AG_PORT" "$PRELOAD" "$work/ids.postgres"
+  phase postgres "$work/ids.postgres" get create
+  stop_servers
+fi
+
+python3 bench/report.py "$work/out" "$CONNECTIONS"

@@ -1,0 +1,430 @@
+//! SQLite faults (issue 9, interface §10): a full disk, an immutable database file and a
+//! lock held past the busy timeout each make creates and `/healthz` answer 503 with the
+//! error body; service resumes without a restart once the fault clears; an invite is
+//! acknowledged only if it was stored. Each test provokes its fault for real under a
+//! server process of its own (the real binary). Where this machine cannot (not root, no
+//! `mount`, a filesystem without `chattr +i`), the test says why and skips. SQLite only:
+//! PostgreSQL's faults are in `pg_faults.rs`.
+
+use crate::helpers::{cli_site, client, temp_db, ServerProcess, TestDb, TestSite};
+use crate::pg::postgres_backend;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// How long a cleared fault may take to stop showing (it should be the next request).
+const RESUME_WITHIN: Duration = Duration::from_secs(10);
+
+#[tokio::test]
+async fn disk_full_answers_503_then_recovers_with_nothing_lost() {
+    if skip_on_postgres() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 2 MiB: the WAL never reaches the auto-checkpoint (1000 pages), so it only grows.
+    let Some(fs) = Tmpfs::mount(&dir.path().join("fs"), "2m") else {
+        return;
+    };
+    let db = sqlite_db(&fs.path);
+    let (site, _) = cli_site(&db, &[]);
+    let server = Server::start(&db);
+    let mut acknowledged = server.create_some(&site, 5).await;
+
+    fill(&fs.path.join("filler"));
+    // A create may still fit in space the WAL already holds; the disk is full for the
+    // first create that needs more.
+    let mut answered = 0;
+    while let Some(id) = server.create(&site).await {
+        acknowledged.push(id);
+        answered += 1;
+        assert!(answered < 500, "a create was refused on a full disk");
+    }
+    // A refused create may leave part of a frame written; a health check's one-page write
+    // can fit there. Each that fits uses the room up, so 503 follows within a few.
+    let mut checks = 0;
+    while !server.health_unavailable().await {
+        checks += 1;
+        assert!(checks < 20, "/healthz answered 503 on a full disk");
+    }
+    // Now stably refused, while reads of what is stored go on.
+    assert!(
+        server.create(&site).await.is_none(),
+        "create on a full disk"
+    );
+    assert!(server.health_unavailable().await, "/healthz on a full disk");
+    server.assert_readable(&site, &acknowledged).await;
+
+    std::fs::remove_file(fs.path.join("filler")).unwrap();
+    acknowledged.extend(server.resumes(&site).await);
+    server.assert_nothing_lost(&site, &acknowledged).await;
+}
+
+#[tokio::test]
+async fn immutable_database_file_answers_503_then_recovers() {
+    if skip_on_postgres() {
+        return;
+    }
+    let (dir, db) = temp_db();
+    if !chattr_works(dir.path()) {
+        return;
+    }
+    let (site, _) = cli_site(&db, &[]);
+    let server = Server::start(&db);
+    let mut acknowledged = server.create_some(&site, 5).await;
+
+    // The database file and its WAL, where commits go. Not the `-shm` index: SQLite maps
+    // it into memory, and a store into an immutable mapped file kills the process (SIGBUS).
+    let path = db.path.clone().unwrap();
+    let wal = PathBuf::from(format!("{}-wal", path.display()));
+    assert!(wal.exists(), "the server keeps a WAL");
+    let mut immutable = Immutable::set(&[path, wal]);
+    // A write to an open file made immutable fails (EPERM: SQLite's disk I/O error).
+    assert!(
+        server.create(&site).await.is_none(),
+        "create on an immutable file"
+    );
+    assert!(server.create(&site).await.is_none(), "a second create");
+    assert!(
+        server.health_unavailable().await,
+        "/healthz on an immutable file"
+    );
+    server.assert_readable(&site, &acknowledged).await;
+
+    immutable.clear();
+    acknowledged.extend(server.resumes(&site).await);
+    server.assert_nothing_lost(&site, &acknowledged).await;
+}
+
+#[tokio::test]
+async fn locked_database_answers_503_then_recovers() {
+    if skip_on_postgres() {
+        return;
+    }
+    let (_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &[]);
+    let server = Server::start(&db);
+    let mut acknowledged = server.create_some(&site, 5).await;
+
+    // Another process's connection takes the write lock and keeps it past the server's
+    // busy timeout (5 s). In WAL mode that blocks writers only.
+    let holder = rusqlite::Connection::open(db.path.as_ref().unwrap()).unwrap();
+    holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let read = Instant::now();
+    server.assert_readable(&site, &acknowledged).await;
+    assert!(read.elapsed() < Duration::from_secs(3), "reads do not wait");
+
+    let waited = Instant::now();
+    let (create, health) = tokio::join!(server.create(&site), server.health_unavailable());
+    assert!(create.is_none(), "create while the lock is held");
+    assert!(health, "/healthz while the lock is held");
+    // Each gives up after the busy timeout (the two may take one turn each).
+    let waited = waited.elapsed();
+    assert!(
+        waited >= Duration::from_secs(4) && waited < Duration::from_secs(15),
+        "answered after {waited:?}"
+    );
+
+    // A create that arrives while the lock is held, and gets it within its wait, is
+    // answered 200 once the lock is released.
+    let during = tokio::spawn({
+        let server = server.clone_handle();
+        let site = site.clone();
+        async move { server.create(&site).await }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    holder.execute_batch("ROLLBACK").unwrap();
+    let during = during.await.unwrap();
+    acknowledged.push(during.expect("a create waiting for the lock when it is released"));
+
+    acknowledged.extend(server.resumes(&site).await);
+    drop(holder);
+    server.assert_nothing_lost(&site, &acknowledged).await;
+}
+
+fn skip_on_postgres() -> bool {
+    if postgres_backend() {
+        eprintln!("skipping: SQLite faults need the SQLite backend");
+    }
+    postgres_backend()
+}
+
+/// A SQLite database file in `dir`.
+fn sqlite_db(dir: &Path) -> TestDb {
+    let path = dir.join("agegate.db");
+    TestDb {
+        url: format!("sqlite:{}", path.display()),
+        path: Some(path),
+    }
+}
+
+/// The exact answer to every request the fault refuses.
+async fn assert_unavailable(resp: reqwest::Response) {
+    assert_eq!(resp.status(), 503);
+    assert_eq!(resp.headers()["content-type"], "application/json");
+    assert_eq!(resp.headers()["retry-after"], "1");
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"error": 50301, "message": "the service is temporarily unavailable"})
+    );
+}
+
+/// A server process and how to talk to it.
+struct Server {
+    _process: Option<ServerProcess>,
+    base: String,
+    client: reqwest::Client,
+}
+
+impl Server {
+    fn start(db: &TestDb) -> Self {
+        let process = ServerProcess::start(db, &[]);
+        Self {
+            base: process.base.clone(),
+            _process: Some(process),
+            client: client(),
+        }
+    }
+
+    /// Another handle on the same server (the process stays with `self`).
+    fn clone_handle(&self) -> Self {
+        Self {
+            _process: None,
+            base: self.base.clone(),
+            client: self.client.clone(),
+        }
+    }
+
+    fn invites(&self, site: &TestSite) -> String {
+        format!("{}/v1/website/{}/invite", self.base, site.site_id)
+    }
+
+    /// Creates an invite: its id if acknowledged (200), `None` if refused with the exact
+    /// 503 answer. Any other answer fails the test.
+    async fn create(&self, site: &TestSite) -> Option<String> {
+        let resp = self
+            .client
+            .post(self.invites(site))
+            .basic_auth(&site.username, Some(&site.password))
+            .send()
+            .await
+            .unwrap();
+        if resp.status() == 503 {
+            assert_unavailable(resp).await;
+            return None;
+        }
+        assert_eq!(resp.status(), 200, "a create answers 200 or 503");
+        let body: Value = resp.json().await.unwrap();
+        Some(body["inviteId"].as_str().unwrap().to_owned())
+    }
+
+    async fn create_some(&self, site: &TestSite, n: usize) -> Vec<String> {
+        let mut ids = Vec::new();
+        for _ in 0..n {
+            ids.push(self.create(site).await.expect("a create before the fault"));
+        }
+        ids
+    }
+
+    /// Whether `/healthz` answered the exact 503 (`false` for 200; anything else fails).
+    async fn health_unavailable(&self) -> bool {
+        let resp = self
+            .client
+            .get(format!("{}/healthz", self.base))
+            .send()
+            .await
+            .unwrap();
+        if resp.status() == 503 {
+            assert_unavailable(resp).await;
+            return true;
+        }
+        assert_eq!(resp.status(), 200, "/healthz answers 200 or 503");
+        let body: Value = resp.json().await.unwrap();
+        assert_eq!(body, json!({"status": "ok"}));
+        false
+    }
+
+    /// After a fault clears: `/healthz` turns 200 within [`RESUME_WITHIN`], without a
+    /// restart, and creates are acknowledged again; their ids.
+    async fn resumes(&self, site: &TestSite) -> Vec<String> {
+        let deadline = Instant::now() + RESUME_WITHIN;
+        while self.health_unavailable().await {
+            assert!(
+                Instant::now() < deadline,
+                "/healthz 200 again within {RESUME_WITHIN:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        self.create_some(site, 5).await
+    }
+
+    /// Every invite in `ids` reads 200, pending.
+    async fn assert_readable(&self, site: &TestSite, ids: &[String]) {
+        for id in ids {
+            let resp = self
+                .client
+                .get(format!("{}/{id}", self.invites(site)))
+                .basic_auth(&site.username, Some(&site.password))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 200, "{id} was acknowledged");
+            let body: Value = resp.json().await.unwrap();
+            assert_eq!(body[0]["inviteId"], id.as_str());
+            assert_eq!(body[0]["status"], "pending");
+        }
+    }
+
+    /// Every invite of the site, from the list API.
+    async fn listed(&self, site: &TestSite) -> BTreeSet<String> {
+        let mut ids = BTreeSet::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut query = vec![("limit", "500".to_owned())];
+            if let Some(c) = cursor.take() {
+                query.push(("cursor", c));
+            }
+            let resp = self
+                .client
+                .get(self.invites(site))
+                .query(&query)
+                .basic_auth(&site.username, Some(&site.password))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 200);
+            let page: Value = resp.json().await.unwrap();
+            for invite in page["data"].as_array().unwrap() {
+                ids.insert(invite["inviteId"].as_str().unwrap().to_owned());
+            }
+            match page["nextCursor"].as_str() {
+                Some(c) => cursor = Some(c.to_owned()),
+                None => return ids,
+            }
+        }
+    }
+
+    /// Every acknowledged invite (before, during and after the fault) is stored, and,
+    /// for these faults, a refused create stored nothing: the site holds exactly them.
+    async fn assert_nothing_lost(&self, site: &TestSite, acknowledged: &[String]) {
+        self.assert_readable(site, acknowledged).await;
+        let expected: BTreeSet<String> = acknowledged.iter().cloned().collect();
+        assert_eq!(expected.len(), acknowledged.len(), "ids are unique");
+        assert_eq!(self.listed(site).await, expected);
+    }
+}
+
+/// A tmpfs of `size` mounted at a directory, unmounted (lazily) when dropped.
+struct Tmpfs {
+    path: PathBuf,
+}
+
+impl Tmpfs {
+    /// `None`, having said why, where this machine does not let the test mount one.
+    fn mount(path: &Path, size: &str) -> Option<Self> {
+        std::fs::create_dir_all(path).unwrap();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(path)
+            .output();
+        match out {
+            Ok(out) if out.status.success() => Some(Self {
+                path: path.to_owned(),
+            }),
+            Ok(out) => {
+                eprintln!(
+                    "skipping: cannot mount a small tmpfs here (needs root): {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("skipping: cannot run mount: {e}");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.path).status();
+    }
+}
+
+/// Writes zeros to `path` until the filesystem is full.
+fn fill(path: &Path) {
+    const ENOSPC: i32 = 28;
+    let mut file = std::fs::File::create(path).unwrap();
+    let chunk = vec![0u8; 64 * 1024];
+    loop {
+        match file.write(&chunk) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(ENOSPC) => break,
+            Err(e) => panic!("filling the disk: {e}"),
+        }
+    }
+}
+
+fn chattr(flag: &str, path: &Path) -> Result<(), String> {
+    let out = Command::new("chattr")
+        .arg(flag)
+        .arg(path)
+        .output()
+        .map_err(|e| format!("cannot run chattr: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+    }
+}
+
+/// Whether files in `dir` can be made immutable; says why not if they cannot.
+fn chattr_works(dir: &Path) -> bool {
+    let probe = dir.join("probe");
+    std::fs::write(&probe, b"probe").unwrap();
+    let works = chattr("+i", &probe).and_then(|()| chattr("-i", &probe));
+    let _ = std::fs::remove_file(&probe);
+    if let Err(e) = &works {
+        eprintln!(
+            "skipping: cannot make a file immutable in {} (needs root and a filesystem \
+             such as ext4): {e}",
+            dir.display()
+        );
+    }
+    works.is_ok()
+}
+
+/// Files made immutable (`chattr +i`) until cleared or dropped.
+struct Immutable {
+    files: Vec<PathBuf>,
+}
+
+impl Immutable {
+    fn set(files: &[PathBuf]) -> Self {
+        let mut set = Self { files: Vec::new() };
+        for file in files {
+            chattr("+i", file).unwrap();
+            set.files.push(file.clone());
+        }
+        set
+    }
+
+    fn clear(&mut self) {
+        for file in self.files.drain(..) {
+            chattr("-i", &file).unwrap();
+        }
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        for file in &self.files {
+            let _ = chattr("-i", file);
+        }
+    }
+}
