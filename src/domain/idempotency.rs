@@ -124,7 +124,7 @@ mod tests {
 
     #[test]
     fn a_repeat_within_the_window_replays_or_conflicts() {
-        let invite = InviteId::generate();
+        let invite = InviteId::generate(0);
         let body = BodyDigest::of(b"{}");
         let remembered = |at| {
             Some(RememberedKey {

@@ -1,8 +1,5 @@
 use crate::clock::UnixTime;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// How long an invite stays usable: 24 hours (seed spec, "Limits").
 pub const INVITE_LIFETIME_SECS: i64 = 24 * 60 * 60;
@@ -10,56 +7,9 @@ pub const INVITE_LIFETIME_SECS: i64 = 24 * 60 * 60;
 /// Longest accepted customId, in Unicode scalar values (not bytes).
 pub const CUSTOM_ID_MAX_CHARS: usize = 128;
 
-/// Opaque invite identifier: 128 random bits, base64url without padding (22 characters).
-/// Only the one spelling of 16 bytes is an id: the last character carries 2 bits, so it
-/// is one of `A`, `Q`, `g`, `w` ([`INVITE_ID_PATTERN`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct InviteId(String);
-
-pub const INVITE_ID_BYTES: usize = 16;
-pub const INVITE_ID_LEN: usize = 22;
-/// Exactly the strings [`InviteId::parse`] accepts, for the OpenAPI document.
-pub const INVITE_ID_PATTERN: &str = "^[A-Za-z0-9_-]{21}[AQgw]$";
-
-impl InviteId {
-    pub fn generate() -> Self {
-        Self(super::random_token(INVITE_ID_BYTES))
-    }
-
-    /// The id whose 128 bits are `bytes`.
-    pub fn from_bytes(bytes: [u8; INVITE_ID_BYTES]) -> Self {
-        Self(URL_SAFE_NO_PAD.encode(bytes))
-    }
-
-    /// `None` for anything that cannot be an invite id (anything but the canonical
-    /// base64url of 16 bytes); callers treat that as "not found".
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::decode(s).map(|_| Self(s.to_owned()))
-    }
-
-    fn decode(s: &str) -> Option<[u8; INVITE_ID_BYTES]> {
-        if s.len() != INVITE_ID_LEN {
-            return None;
-        }
-        // The engine refuses padding, other alphabets and non-zero trailing bits.
-        URL_SAFE_NO_PAD.decode(s).ok()?.try_into().ok()
-    }
-
-    /// The id's 128 bits.
-    pub fn to_bytes(&self) -> [u8; INVITE_ID_BYTES] {
-        Self::decode(&self.0).expect("an InviteId holds canonical base64url of 16 bytes")
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for InviteId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
+pub use super::invite_id::{
+    InviteId, INVITE_ID_MAX_LEN, INVITE_ID_MIN_LEN, INVITE_ID_PATTERN, INVITE_ID_RANDOM_BYTES,
+};
 
 /// The client's own identifier for an invite: at most 128 characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,26 +132,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn invite_ids_are_22_url_safe_chars_and_distinct() {
-        let a = InviteId::generate();
-        let b = InviteId::generate();
-        assert_ne!(a, b);
-        assert_eq!(a.as_str().len(), 22);
-        assert!(InviteId::parse(a.as_str()).is_some());
-    }
-
-    #[test]
-    fn malformed_invite_ids_are_rejected() {
-        assert!(InviteId::parse("").is_none());
-        assert!(InviteId::parse("short").is_none());
-        assert!(InviteId::parse("aaaaaaaaaaaaaaaaaaaaa/").is_none());
-        assert!(InviteId::parse("aaaaaaaaaaaaaaaaaaaaaaa").is_none());
-        // 22 characters of the alphabet, but not the spelling of any 16 bytes.
-        assert!(InviteId::parse("aaaaaaaaaaaaaaaaaaaaab").is_none());
-        assert!(InviteId::parse("aaaaaaaaaaaaaaaaaaaaaw").is_some());
-    }
-
-    #[test]
     fn custom_id_counts_scalar_values_not_bytes() {
         assert!(CustomId::parse("😀".repeat(128)).is_ok());
         assert!(CustomId::parse("a".repeat(128)).is_ok());
@@ -266,18 +196,6 @@ mod tests {
         use super::super::*;
         use proptest::prelude::*;
 
-        /// [`INVITE_ID_PATTERN`], by hand.
-        fn matches_invite_id_pattern(s: &str) -> bool {
-            let b64 = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
-            s.chars().count() == 22
-                && s.chars().take(21).all(b64)
-                && s.ends_with(['A', 'Q', 'g', 'w'])
-        }
-
-        fn pattern_body(pattern: &str) -> &str {
-            pattern.trim_start_matches('^').trim_end_matches('$')
-        }
-
         proptest! {
             /// customId: at most 128 Unicode scalar values, any of them, kept as given.
             #[test]
@@ -292,27 +210,6 @@ mod tests {
                     }
                     Err(CustomIdError::TooLong) => prop_assert!(chars.len() > CUSTOM_ID_MAX_CHARS),
                 }
-            }
-
-            /// Every string of the documented pattern is an invite id, and only those.
-            #[test]
-            fn invite_ids_are_exactly_the_documented_pattern(
-                s in prop_oneof![
-                    proptest::string::string_regex(pattern_body(INVITE_ID_PATTERN)).unwrap(),
-                    "[A-Za-z0-9_=+/-]{20,23}",
-                    ".{0,30}",
-                ]
-            ) {
-                prop_assert_eq!(InviteId::parse(&s).is_some(), matches_invite_id_pattern(&s));
-            }
-
-            /// An id is its 16 bytes, in one spelling.
-            #[test]
-            fn invite_ids_round_trip_through_their_bytes(bytes in any::<[u8; 16]>()) {
-                let id = InviteId::from_bytes(bytes);
-                prop_assert!(matches_invite_id_pattern(id.as_str()));
-                prop_assert_eq!(id.to_bytes(), bytes);
-                prop_assert_eq!(InviteId::parse(id.as_str()), Some(id));
             }
         }
     }

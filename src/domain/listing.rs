@@ -30,42 +30,41 @@ impl PageSize {
 }
 
 /// A position in the newest-first order of a site's invites: the last one a page showed.
-/// Clients see it as opaque text: base64url of 24 bytes, the creation time (8 bytes,
-/// big-endian two's complement) then the invite id's 16 bytes. 24 bytes are exactly 32
-/// characters with no spare bits, so every string of [`CURSOR_PATTERN`] is a position
-/// and the document can say exactly which cursors are accepted.
+/// Clients see it as opaque text: base64url of the creation time (8 bytes, big-endian
+/// two's complement) then the invite id's bytes (16, or 22 for an id with its time
+/// prefix). 24 and 30 bytes are exactly 32 and 40 characters with no spare bits, so every
+/// string of [`CURSOR_PATTERN`] is a position and the document can say exactly which
+/// cursors are accepted.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Cursor {
     pub created: UnixTime,
     pub invite: InviteId,
 }
 
-/// Length of an encoded cursor.
-pub const CURSOR_LEN: usize = 32;
+/// Shortest and longest encoded cursor.
+pub const CURSOR_MIN_LEN: usize = 32;
+pub const CURSOR_MAX_LEN: usize = 40;
 /// Exactly the strings [`Cursor::parse`] accepts, for the OpenAPI document.
-pub const CURSOR_PATTERN: &str = "^[A-Za-z0-9_-]{32}$";
+pub const CURSOR_PATTERN: &str = "^[A-Za-z0-9_-]{32}(?:[A-Za-z0-9_-]{8})?$";
 
 impl Cursor {
     pub fn encode(&self) -> String {
-        let mut bytes = [0u8; 24];
-        bytes[..8].copy_from_slice(&self.created.to_be_bytes());
-        bytes[8..].copy_from_slice(&self.invite.to_bytes());
+        let mut bytes = self.created.to_be_bytes().to_vec();
+        bytes.extend_from_slice(&self.invite.to_bytes());
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        if s.len() != CURSOR_LEN {
+        if s.len() != CURSOR_MIN_LEN && s.len() != CURSOR_MAX_LEN {
             return None;
         }
-        let bytes: [u8; 24] = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(s)
-            .ok()?
-            .try_into()
             .ok()?;
-        let (created, invite) = bytes.split_at(8);
+        let (created, invite) = bytes.split_at_checked(8)?;
         Some(Self {
             created: UnixTime::from_be_bytes(created.try_into().ok()?),
-            invite: InviteId::from_bytes(invite.try_into().ok()?),
+            invite: InviteId::from_bytes(invite)?,
         })
     }
 }
@@ -167,9 +166,9 @@ mod tests {
     fn cursors_round_trip_and_refuse_anything_else() {
         let cursor = Cursor {
             created: 1_800_000_000,
-            invite: InviteId::generate(),
+            invite: InviteId::generate(1_800_000_000_000),
         };
-        assert_eq!(cursor.encode().len(), CURSOR_LEN);
+        assert_eq!(cursor.encode().len(), CURSOR_MAX_LEN);
         assert_eq!(Cursor::parse(&cursor.encode()), Some(cursor.clone()));
         for bad in [
             String::new(),
@@ -215,15 +214,21 @@ mod tests {
 
         /// [`CURSOR_PATTERN`], by hand.
         fn matches_cursor_pattern(s: &str) -> bool {
-            s.len() == CURSOR_LEN
+            (s.len() == CURSOR_MIN_LEN || s.len() == CURSOR_MAX_LEN)
                 && s.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         }
 
         proptest! {
             #[test]
-            fn cursors_round_trip(created in any::<i64>(), invite in any::<[u8; 16]>()) {
-                let cursor = Cursor { created, invite: InviteId::from_bytes(invite) };
+            fn cursors_round_trip(
+                created in any::<i64>(),
+                invite in prop_oneof![
+                    proptest::collection::vec(any::<u8>(), 16),
+                    proptest::collection::vec(any::<u8>(), 22),
+                ],
+            ) {
+                let cursor = Cursor { created, invite: InviteId::from_bytes(&invite).unwrap() };
                 let text = cursor.encode();
                 prop_assert!(matches_cursor_pattern(&text));
                 prop_assert_eq!(Cursor::parse(&text), Some(cursor));
@@ -237,7 +242,7 @@ mod tests {
                     proptest::string::string_regex(
                         CURSOR_PATTERN.trim_start_matches('^').trim_end_matches('$')
                     ).unwrap(),
-                    "[A-Za-z0-9_=+/-]{30,34}",
+                    "[A-Za-z0-9_=+/-]{30,42}",
                     ".{0,70}",
                 ]
             ) {
@@ -275,7 +280,7 @@ mod tests {
                 limit in proptest::option::of(1u16..=500),
                 cursor in proptest::option::of((any::<i64>(), any::<[u8; 16]>())),
             ) {
-                let cursor = cursor.map(|(created, id)| Cursor { created, invite: InviteId::from_bytes(id) });
+                let cursor = cursor.map(|(created, id)| Cursor { created, invite: InviteId::from_bytes(&id).unwrap() });
                 let mut query = url::form_urlencoded::Serializer::new(String::new());
                 if let Some(s) = status { query.append_pair("status", s.as_str()); }
                 if let Some(c) = &custom_id { query.append_pair("customId", c); }

@@ -4,6 +4,7 @@
 pub mod credential;
 pub mod idempotency;
 pub mod invite;
+pub mod invite_id;
 pub mod listing;
 pub mod presentation;
 pub mod site;

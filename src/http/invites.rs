@@ -153,7 +153,7 @@ pub async fn create_invite(
         .map_err(|CustomIdError::TooLong| ErrorCode::CustomIdTooLong)?;
     let now = state.clock.now();
     let new = NewInvite {
-        id: InviteId::generate(),
+        id: InviteId::generate(state.clock.now_millis()),
         site_id: auth.site_id,
         custom_id,
         created_at: now,

@@ -9,8 +9,8 @@ use utoipa::openapi::path::{Operation, ParameterIn, PathItem};
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Response, ResponseBuilder};
 
-use crate::domain::invite::{INVITE_ID_LEN, INVITE_ID_PATTERN};
-use crate::domain::listing::{CURSOR_LEN, CURSOR_PATTERN};
+use crate::domain::invite::{INVITE_ID_MAX_LEN, INVITE_ID_MIN_LEN, INVITE_ID_PATTERN};
+use crate::domain::listing::{CURSOR_MAX_LEN, CURSOR_MIN_LEN, CURSOR_PATTERN};
 
 fn error_response(description: &str, retry_after: bool) -> RefOr<Response> {
     let mut builder = ResponseBuilder::new().description(description).content(
@@ -153,12 +153,16 @@ pub fn add_identifier_syntax(api: &mut OpenApi) {
     }
 }
 
-/// A pattern and the one length it allows.
-const INVITE_ID_SYNTAX: (&str, usize) = (INVITE_ID_PATTERN, INVITE_ID_LEN);
-const CURSOR_SYNTAX: (&str, usize) = (CURSOR_PATTERN, CURSOR_LEN);
+/// A pattern and the shortest and longest strings it allows.
+const INVITE_ID_SYNTAX: (&str, usize, usize) =
+    (INVITE_ID_PATTERN, INVITE_ID_MIN_LEN, INVITE_ID_MAX_LEN);
+const CURSOR_SYNTAX: (&str, usize, usize) = (CURSOR_PATTERN, CURSOR_MIN_LEN, CURSOR_MAX_LEN);
 
-fn restrict(schema: &mut utoipa::openapi::schema::Object, (pattern, len): (&str, usize)) {
+fn restrict(
+    schema: &mut utoipa::openapi::schema::Object,
+    (pattern, min, max): (&str, usize, usize),
+) {
     schema.pattern = Some(pattern.to_owned());
-    schema.min_length = Some(len);
-    schema.max_length = Some(len);
+    schema.min_length = Some(min);
+    schema.max_length = Some(max);
 }

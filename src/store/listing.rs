@@ -105,7 +105,7 @@ mod tests {
 
     fn invite(created_at: UnixTime, stored: Status) -> InviteRecord {
         InviteRecord {
-            id: InviteId::generate(),
+            id: InviteId::generate(created_at * 1000),
             site_id: SiteId::generate(),
             custom_id: None,
             stored_status: stored,

@@ -115,7 +115,7 @@ mod tests {
 
     fn pending(expires_at: UnixTime) -> InviteRecord {
         InviteRecord {
-            id: InviteId::generate(),
+            id: InviteId::generate(expires_at * 1000),
             site_id: SiteId::generate(),
             custom_id: None,
             stored_status: Status::Pending,

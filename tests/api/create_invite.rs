@@ -18,7 +18,8 @@ async fn create_returns_invite_id_url_and_expires_24h_after_creation() {
     assert_eq!(keys, ["expires", "inviteId", "url"]);
     assert_eq!(body["expires"], T0 + 86_400);
     let id = body["inviteId"].as_str().unwrap();
-    assert_eq!(id.len(), 22, "128 bits in base64url");
+    // 8 characters of creation time, then 128 random bits in base64url.
+    assert_eq!(id.len(), 30, "time prefix + 128 bits in base64url");
     assert!(id
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
@@ -32,6 +33,23 @@ async fn expires_follows_the_clock_at_creation() {
     app.clock.advance(12_345);
     let body = app.new_invite(&site, None).await;
     assert_eq!(body["expires"], T0 + 12_345 + 86_400);
+}
+
+/// Ids lead with their creation time so the stores append rather than scatter; text
+/// order is creation order, and the random part keeps ids unguessable.
+#[tokio::test]
+async fn invite_ids_sort_by_creation_time() {
+    let app = spawn_app().await;
+    let site = app.create_site().await;
+    let first = app.new_invite(&site, None).await;
+    app.clock.advance(1);
+    let second = app.new_invite(&site, None).await;
+    let (a, b) = (
+        first["inviteId"].as_str().unwrap(),
+        second["inviteId"].as_str().unwrap(),
+    );
+    assert!(a[..8] < b[..8], "{a} then {b}");
+    assert_ne!(a[8..], b[8..]);
 }
 
 #[tokio::test]

@@ -217,7 +217,7 @@ async fn identifiers_bodies_and_challenges_are_documented_exactly() {
     assert_eq!(cursor["pattern"], CURSOR_PATTERN);
     assert_eq!(
         (&cursor["minLength"], &cursor["maxLength"]),
-        (&32.into(), &32.into())
+        (&32.into(), &40.into())
     );
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {

@@ -2,6 +2,7 @@
 //! commit is on disk (fsynced) before the request that made it is answered. Its SQL is in
 //! the submodules, one per area; rows are read by [`crate::store::rows`].
 
+mod checkpoint;
 mod erasure;
 mod invites;
 mod migrations;
@@ -53,32 +54,61 @@ impl SqliteStore {
     }
 
     fn open_blocking(path: &Path) -> StoreResult<Self> {
-        let mut writer = connect(path, false)?;
+        let mut writer = connect(path, Role::Writer)?;
         migrations::apply(&mut writer)?;
         let readers = (0..READERS)
-            .map(|_| connect(path, true))
+            .map(|_| connect(path, Role::Reader))
             .collect::<StoreResult<Vec<_>>>()?;
-        let pool = Pool::start(writer, readers)
-            .map_err(|e| StoreError::Database(std::sync::Arc::new(e)))?;
+        // One per thread that may read at once: the async runtime's workers.
+        let inline = (0..std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
+            .map(|_| connect(path, Role::Inline))
+            .collect::<StoreResult<Vec<_>>>()?;
+        let pool = Pool::start(pool::Connections {
+            writer,
+            readers,
+            inline,
+            checkpointer: connect(path, Role::Checkpointer)?,
+        })
+        .map_err(|e| StoreError::Database(std::sync::Arc::new(e)))?;
         Ok(Self { pool })
     }
 }
 
-fn connect(path: &Path, read_only: bool) -> StoreResult<Connection> {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Writer,
+    Reader,
+    /// Reads on the async runtime's threads: never waits for a lock.
+    Inline,
+    Checkpointer,
+}
+
+fn connect(path: &Path, role: Role) -> StoreResult<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
     let conn = Connection::open_with_flags(path, flags)?;
     // Another process (the CLI, a second server) may hold the write lock briefly.
-    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.busy_timeout(if role == Role::Inline {
+        Duration::ZERO
+    } else {
+        Duration::from_secs(5)
+    })?;
     conn.execute_batch(
         "PRAGMA journal_mode = WAL;
          PRAGMA synchronous = FULL;
-         PRAGMA foreign_keys = ON;",
+         PRAGMA foreign_keys = ON;
+         PRAGMA temp_store = MEMORY;",
     )?;
-    if read_only {
-        conn.execute_batch("PRAGMA query_only = ON;")?;
+    match role {
+        Role::Reader | Role::Inline => conn.execute_batch("PRAGMA query_only = ON;")?,
+        Role::Writer => conn.pragma_update(
+            None,
+            "wal_autocheckpoint",
+            checkpoint::WRITER_AUTOCHECKPOINT_PAGES,
+        )?,
+        Role::Checkpointer => {}
     }
     Ok(conn)
 }
@@ -135,7 +165,7 @@ impl Store for SqliteStore {
     async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>> {
         let username = username.to_owned();
         self.pool
-            .read(move |conn| sites::credential(conn, &username))
+            .read_now(move |conn| sites::credential(conn, &username))
             .await
     }
 
@@ -181,7 +211,7 @@ impl Store for SqliteStore {
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>> {
         let id = id.clone();
         self.pool
-            .read(move |conn| invites::of_site(conn, site, &id))
+            .read_now(move |conn| invites::of_site(conn, site, &id))
             .await
     }
 
@@ -385,7 +415,7 @@ mod tests {
     #[test]
     fn connections_are_wal_and_fsync_every_commit() {
         let dir = tempfile::tempdir().unwrap();
-        let conn = connect(&dir.path().join("t.db"), false).unwrap();
+        let conn = connect(&dir.path().join("t.db"), super::Role::Writer).unwrap();
         let mode: String = conn
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .unwrap();
@@ -404,7 +434,7 @@ mod tests {
         let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
         let wal = dir.path().join("t.db-wal");
         let version = || -> i64 {
-            let conn = connect(&path, true).unwrap();
+            let conn = connect(&path, super::Role::Reader).unwrap();
             conn.query_row("PRAGMA user_version", [], |r| r.get(0))
                 .unwrap()
         };

@@ -1,11 +1,15 @@
 //! Threads that own SQLite connections. One writer commits many requests per
 //! transaction (group commit): it takes every job that is waiting, runs each in its own
 //! savepoint, commits once (an fsync), and only then answers each job. A few readers
-//! answer queries concurrently from the WAL.
+//! answer queries concurrently from the WAL; lookups by key run on the caller's thread
+//! when they can ([`Pool::read_now`]). Checkpoints run on a thread of their own
+//! (`checkpoint`).
 
+use super::checkpoint::{self, Committed};
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::{Receiver, Sender};
 use rusqlite::Connection;
+use std::sync::{Mutex, PoisonError};
 use tokio::sync::oneshot;
 
 /// Jobs taken into one transaction at most; bounds the latency one batch adds.
@@ -50,18 +54,36 @@ where
     }
 }
 
+/// The connections a [`Pool`] runs on.
+pub struct Connections {
+    pub writer: Connection,
+    /// One reader thread each.
+    pub readers: Vec<Connection>,
+    /// For [`Pool::read_now`]; they must not wait for locks (no busy timeout).
+    pub inline: Vec<Connection>,
+    pub checkpointer: Connection,
+}
+
 pub struct Pool {
     writer: Sender<Box<dyn WriteJob>>,
     readers: Sender<ReadJob>,
+    inline: Mutex<Vec<Connection>>,
 }
 
 impl Pool {
-    /// Starts the writer on `writer` and one reader thread per connection in `readers`.
-    pub fn start(writer: Connection, readers: Vec<Connection>) -> std::io::Result<Self> {
+    /// Starts the writer, one reader thread per reader connection, and the checkpointer.
+    pub fn start(connections: Connections) -> std::io::Result<Self> {
+        let Connections {
+            writer,
+            readers,
+            inline,
+            checkpointer,
+        } = connections;
+        let committed = checkpoint::start(checkpointer)?;
         let (wtx, wrx) = crossbeam_channel::unbounded::<Box<dyn WriteJob>>();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || write_loop(writer, wrx))?;
+            .spawn(move || write_loop(writer, wrx, committed))?;
         let (rtx, rrx) = crossbeam_channel::unbounded::<ReadJob>();
         for (i, conn) in readers.into_iter().enumerate() {
             let rrx = rrx.clone();
@@ -76,7 +98,37 @@ impl Pool {
         Ok(Self {
             writer: wtx,
             readers: rtx,
+            inline: Mutex::new(inline),
         })
+    }
+
+    /// Runs `f`, a short read such as a lookup by key, on the calling thread when an
+    /// inline connection is free: a primary-key read costs a few microseconds, less than
+    /// the hop to a reader thread and back (two context switches). A read that would
+    /// wait for a lock fails at once there (no busy timeout) and, like any read that
+    /// finds the database unavailable or every inline connection in use, goes to the
+    /// reader threads, which wait as long as the busy timeout allows.
+    pub async fn read_now<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Connection) -> StoreResult<T> + Send + 'static,
+    {
+        let taken = self
+            .inline
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        if let Some(conn) = taken {
+            let result = f(&conn);
+            self.inline
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(conn);
+            if !matches!(result, Err(StoreError::Unavailable(_))) {
+                return result;
+            }
+        }
+        self.read(f).await
     }
 
     pub async fn read<T, F>(&self, f: F) -> StoreResult<T>
@@ -106,7 +158,7 @@ impl Pool {
     }
 }
 
-fn write_loop(conn: Connection, jobs: Receiver<Box<dyn WriteJob>>) {
+fn write_loop(conn: Connection, jobs: Receiver<Box<dyn WriteJob>>, committed: Committed) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut finishes: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
     while let Ok(first) = jobs.recv() {
@@ -149,6 +201,9 @@ fn write_loop(conn: Connection, jobs: Receiver<Box<dyn WriteJob>>) {
                 let _ = conn.execute_batch("ROLLBACK");
             }
         }
+        if commit.is_ok() {
+            committed.notify();
+        }
         for finish in finishes.drain(..) {
             finish(commit.clone());
         }
@@ -171,8 +226,14 @@ fn end_stale_transaction(conn: &Connection) -> StoreResult<()> {
     Ok(())
 }
 
+/// Runs `sql` (a statement without parameters or rows) from the statement cache: the
+/// writer runs these for every job, and parsing them each time is measurable.
+fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(drop)
+}
+
 fn run_in_savepoint(conn: &Connection, job: Box<dyn WriteJob>) -> Finish {
-    if let Err(e) = conn.execute_batch("SAVEPOINT job") {
+    if let Err(e) = exec_cached(conn, "SAVEPOINT job") {
         job.fail(e.into());
         return Box::new(|_| {});
     }
@@ -183,11 +244,11 @@ fn run_in_savepoint(conn: &Connection, job: Box<dyn WriteJob>) -> Finish {
         return finish;
     }
     let end = if keep {
-        "RELEASE job"
+        exec_cached(conn, "RELEASE job")
     } else {
-        "ROLLBACK TO job; RELEASE job"
+        exec_cached(conn, "ROLLBACK TO job").and_then(|()| exec_cached(conn, "RELEASE job"))
     };
-    match conn.execute_batch(end) {
+    match end {
         Ok(()) => finish,
         Err(e) => {
             let e = StoreError::from(e);
@@ -237,7 +298,15 @@ mod tests {
         writer
             .pragma_update(None, "max_page_count", pages + 4)
             .unwrap();
-        let pool = Arc::new(Pool::start(writer, vec![Connection::open(&path).unwrap()]).unwrap());
+        let pool = Arc::new(
+            Pool::start(Connections {
+                writer,
+                readers: vec![Connection::open(&path).unwrap()],
+                inline: vec![Connection::open(&path).unwrap()],
+                checkpointer: Connection::open(&path).unwrap(),
+            })
+            .unwrap(),
+        );
 
         // Hold the writer so that the next three jobs form one batch, in this order.
         let (started_tx, started_rx) = tokio::sync::oneshot::channel();

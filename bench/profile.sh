@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Where agegate's time goes under one workload: the release binary on one core, wrk on
+# the other, `perf record` of the server for DURATION seconds; prints the hottest
+# functions (self time) and the share of time per thread. Bounded by DURATION.
+#
+#   bash bench/profile.sh create          # or get, mixed; PRELOAD=20000 DURATION=10
+#
+# perf is Debian's `linux-perf` package (installed here when missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORKLOAD=${1:-create}
+[[ $WORKLOAD =~ ^(create|get|mixed)$ ]] || { echo "profile: workload is create, get or mixed" >&2; exit 2; }
+PRELOAD=${PRELOAD:-20000}
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-64}
+TOP=${TOP:-40}
+
+command -v perf >/dev/null || apt-get install -y -qq linux-perf >/dev/null 2>&1 \
+  || { echo "profile: perf is missing (apt-get install linux-perf)" >&2; exit 1; }
+command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
+  || { echo "profile: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+cargo build --release --quiet --bin agegate
+bin=$PWD/target/release/agegate
+work=$(mktemp -d "$PWD/target/profile.XXXXXX")
+trap 'kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; [[ ${KEEP:-0} == 1 ]] && echo "kept $work" || rm -rf "$work"' EXIT
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+RUST_LOG=warn taskset -c 0 "$bin" --database-url "sqlite:$work/db" serve --listen "127.0.0.1:$port" 2>"$work/log" &
+server=$!
+for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
+site=$("$bin" --database-url "sqlite:$work/db" site create --name profile --json)
+field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$site" "$1"; }
+SITE=$(field siteId)
+AUTH=$(printf '%s:%s' "$(field username)" "$(field password)" | base64 -w0)
+
+# Stored invites to read, through the API (as bench/run.sh does).
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d3600s -s bench/wrk/preload.lua "http://127.0.0.1:$port" \
+  -- "$SITE" "$AUTH" "$PRELOAD" "$work/ids" >/dev/null &
+loader=$!
+while kill -0 "$loader" 2>/dev/null && (($(cat "$work/ids".* 2>/dev/null | wc -l) < PRELOAD)); do sleep 0.5; done
+kill -INT "$loader" 2>/dev/null || true; wait "$loader" || true
+cat "$work/ids".* >"$work/ids.all"
+
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$((DURATION + 2))s" --latency -s bench/wrk/invites.lua \
+  "http://127.0.0.1:$port" -- "$WORKLOAD" "$SITE" "$AUTH" "$work/ids.all" >"$work/wrk" &
+load=$!
+sleep 1
+perf record -q -F 1999 -g -p "$server" -o "$work/perf.data" -- sleep "$DURATION" 2>/dev/null
+wait "$load"
+grep -E "Requests/sec|99%" "$work/wrk"
+echo "== time per thread"
+perf report -i "$work/perf.data" --no-children --sort comm --stdio 2>/dev/null | grep -E '^ +[0-9]' | head -12
+echo "== hottest functions (self time)"
+perf report -i "$work/perf.data" --no-children --sort symbol --stdio -g none 2>/dev/null \
+  | grep -E '^ +[0-9]' | head -"$TOP"
