@@ -1,6 +1,12 @@
 use agegate::cli::{self, Command};
 use agegate::telemetry::LogFormat;
 
+// Requests allocate on the runtime's threads and are freed on SQLite's writer thread and
+// back; mimalloc's thread-local free lists make that cheaper than glibc's arenas
+// (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() {
     let cli = cli::parse();

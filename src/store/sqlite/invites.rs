@@ -64,6 +64,11 @@ pub fn create(
     Ok(CreateOutcome::Created)
 }
 
+/// A create without an Idempotency-Key: one INSERT (so it needs no savepoint).
+pub fn insert_new(conn: &Connection, invite: &NewInvite) -> StoreResult<CreateOutcome> {
+    insert(conn, invite).map(|()| CreateOutcome::Created)
+}
+
 fn insert(conn: &Connection, invite: &NewInvite) -> StoreResult<()> {
     conn.prepare_cached(
         "INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at)
@@ -272,5 +277,15 @@ mod tests {
         assert!(settled.contains("invites_settled"), "{settled}");
         let events = plan("DELETE FROM webhook_events WHERE invite_id = 'x'");
         assert!(events.contains("webhook_events_by_invite"), "{events}");
+    }
+
+    /// The sweeper reads, per site, only the pending invites past their time.
+    #[test]
+    fn the_sweep_is_a_range_per_site() {
+        let sweep = plan(&super::super::webhooks::sweep_sql());
+        assert_eq!(
+            sweep,
+            "SCAN s; SEARCH i USING INDEX invites_by_status (site_id=? AND status=? AND created_at<?)"
+        );
     }
 }

@@ -11,6 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0002_webhooks.sql"),
     include_str!("migrations/0003_eu_av.sql"),
     include_str!("migrations/0004_integrators.sql"),
+    include_str!("migrations/0005_sweep_by_site.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {

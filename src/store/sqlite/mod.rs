@@ -174,9 +174,19 @@ impl Store for SqliteStore {
         invite: NewInvite,
         key: Option<IdempotentRequest>,
     ) -> StoreResult<CreateOutcome> {
-        self.pool
-            .write(move |conn| invites::create(conn, &invite, key.as_ref()))
-            .await
+        match key {
+            // Without a key, a create is one INSERT.
+            None => {
+                self.pool
+                    .write_one_statement(move |conn| invites::insert_new(conn, &invite))
+                    .await
+            }
+            Some(key) => {
+                self.pool
+                    .write(move |conn| invites::create(conn, &invite, Some(&key)))
+                    .await
+            }
+        }
     }
 
     async fn invite_slices(
