@@ -4,6 +4,7 @@
 # functions (self time) and the share of time per thread. Bounded by DURATION.
 #
 #   bash bench/profile.sh create          # or get, mixed; PRELOAD=20000 DURATION=10
+#   BIN=/elsewhere/agegate bash bench/profile.sh create   # another build (before/after)
 #
 # perf is Debian's `linux-perf` package (installed here when missing).
 set -euo pipefail
@@ -19,8 +20,8 @@ command -v perf >/dev/null || apt-get install -y -qq linux-perf >/dev/null 2>&1 
   || { echo "profile: perf is missing (apt-get install linux-perf)" >&2; exit 1; }
 command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
   || { echo "profile: wrk is missing (apt-get install wrk)" >&2; exit 1; }
-cargo build --release --quiet --bin agegate
-bin=$PWD/target/release/agegate
+if [[ -z ${BIN:-} ]]; then cargo build --release --quiet --bin agegate; fi
+bin=${BIN:-$PWD/target/release/agegate}
 work=$(mktemp -d "$PWD/target/profile.XXXXXX")
 trap 'kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; [[ ${KEEP:-0} == 1 ]] && echo "kept $work" || rm -rf "$work"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -10,7 +10,8 @@
 #   bash bench/run.sh --preload 50000        # stored invites before the first phase
 #   bash bench/run.sh --growth 0 --no-postgres --rounds 1 --duration 5   # quick look
 #
-# Environment: CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1), KEEP=1 keeps the work dir.
+# Environment: CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1), PG_CPU (PostgreSQL's CPUs;
+# default SERVER_CPU: the service is agegate and its database), KEEP=1 keeps the work dir.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -148,8 +149,9 @@ if [[ $POSTGRES == yes ]]; then
   [[ $(id -u) -eq 0 ]] && chown postgres "$work"
   as_pg "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust --no-sync >/dev/null
   pgport=$(free_port)
-  # On the servers' core too: the service is agegate and its database.
-  as_pg "${pin_server[@]}" "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
+  pin_pg=()
+  [[ ${#pin_server[@]} -gt 0 ]] && pin_pg=(taskset -c "${PG_CPU:-$SERVER_CPU}")
+  as_pg "${pin_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
     -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c synchronous_commit=on -c max_connections=100" \
     start >/dev/null
   psql -X -q "postgres://postgres@127.0.0.1:$pgport/postgres" -c "CREATE DATABASE bench"
