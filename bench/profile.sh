@@ -24,22 +24,15 @@ if [[ -z ${BIN:-} ]]; then cargo build --release --quiet --bin agegate; fi
 bin=${BIN:-$PWD/target/release/agegate}
 work=$(mktemp -d "$PWD/target/profile.XXXXXX")
 trap 'kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; [[ ${KEEP:-0} == 1 ]] && echo "kept $work" || rm -rf "$work"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+pin_load=(taskset -c 1)
+source bench/lib.sh
+port=$(free_port)
 RUST_LOG=warn taskset -c 0 "$bin" --database-url "sqlite:$work/db" serve --listen "127.0.0.1:$port" 2>"$work/log" &
 server=$!
-for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
-site=$("$bin" --database-url "sqlite:$work/db" site create --name profile --json)
-field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$site" "$1"; }
-SITE=$(field siteId)
-AUTH=$(printf '%s:%s' "$(field username)" "$(field password)" | base64 -w0)
-
+wait_up "$port"
+new_site "$bin" "sqlite:$work/db"
 # Stored invites to read, through the API (as bench/run.sh does).
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d3600s -s bench/wrk/preload.lua "http://127.0.0.1:$port" \
-  -- "$SITE" "$AUTH" "$PRELOAD" "$work/ids" >/dev/null &
-loader=$!
-while kill -0 "$loader" 2>/dev/null && (($(cat "$work/ids".* 2>/dev/null | wc -l) < PRELOAD)); do sleep 0.5; done
-kill -INT "$loader" 2>/dev/null || true; wait "$loader" || true
-cat "$work/ids".* >"$work/ids.all"
+preload "$port" "$PRELOAD" "$work/ids.all"
 
 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$((DURATION + 2))s" --latency -s bench/wrk/invites.lua \
   "http://127.0.0.1:$port" -- "$WORKLOAD" "$SITE" "$AUTH" "$work/ids.all" >"$work/wrk" &

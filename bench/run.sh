@@ -63,13 +63,8 @@ cleanup() {
   if [[ ${KEEP:-0} == 1 ]]; then echo "bench: kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+source bench/lib.sh
 as_pg() { if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { # port
-  for _ in $(seq 200); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return; sleep 0.05; done
-  echo "bench: a server on port $1 did not start; logs in $work" >&2; KEEP=1; exit 1
-}
-field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
 start_agegate() { # label database-url → AG_PID AG_PORT SITE AUTH, and a ceiling with the same site: CE_PID CE_PORT
   AG_PORT=$(free_port)
@@ -77,33 +72,12 @@ start_agegate() { # label database-url → AG_PID AG_PORT SITE AUTH, and a ceili
     --public-url http://127.0.0.1 2>>"$work/$1.log" &
   AG_PID=$!; pids+=("$AG_PID")
   wait_up "$AG_PORT"
-  local site; site=$("$bin" --database-url "$2" site create --name bench --json)
-  SITE=$(field "$site" siteId)
-  AUTH=$(printf '%s:%s' "$(field "$site" username)" "$(field "$site" password)" | base64 -w0)
+  new_site "$bin" "$2"
   CE_PORT=$(free_port)
-  "${pin_server[@]}" "$ceiling" "127.0.0.1:$CE_PORT" "$SITE" "$(field "$site" username)" "$(field "$site" password)" \
+  "${pin_server[@]}" "$ceiling" "127.0.0.1:$CE_PORT" "$SITE" "$USERNAME" "$PASSWORD" \
     2>>"$work/ceiling.log" &
   CE_PID=$!; pids+=("$CE_PID")
   wait_up "$CE_PORT"
-}
-
-preload() { # port count ids-file: stores `count` invites through the API, appends their ids
-  (($2 > 0)) || return 0
-  local threads t0=$SECONDS wrk_pid
-  ((threads = $2 < 2 ? 1 : 2))
-  rm -f "$3.new".*
-  # wrk runs for its whole duration even when every thread has stopped, so it is
-  # stopped from here once the threads have written their quotas.
-  "${pin_load[@]}" wrk -t"$threads" -c"$CONNECTIONS" -d3600s -s bench/wrk/preload.lua "http://127.0.0.1:$1" \
-    -- "$SITE" "$AUTH" $(($2 / threads)) "$3.new" >"$work/preload.out" &
-  wrk_pid=$!
-  while kill -0 "$wrk_pid" 2>/dev/null && (($(cat "$3.new".* 2>/dev/null | wc -l) < $2 / threads * threads)); do
-    sleep 0.5
-  done
-  kill -INT "$wrk_pid" 2>/dev/null || true
-  wait "$wrk_pid" || true
-  cat "$3.new".* >>"$3"; rm -f "$3.new".*
-  echo "   preloaded $(($2 / threads * threads)) invites in $((SECONDS - t0)) s ($(wc -l <"$3") ids known)"
 }
 
 measure() { # phase workload server port ids-file round

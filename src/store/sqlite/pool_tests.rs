@@ -18,6 +18,42 @@ fn start(writer: Connection, path: &std::path::Path) -> Arc<Pool> {
     )
 }
 
+/// Submits one job per input through `submit`, all in one batch of the writer, in this
+/// order (the writer is held busy until every job is queued); their results, in order.
+async fn one_batch<I, F, Fut>(pool: &Arc<Pool>, inputs: [I; 3], submit: F) -> Vec<StoreResult<()>>
+where
+    I: Send + 'static,
+    F: Fn(Arc<Pool>, I) -> Fut,
+    Fut: std::future::Future<Output = StoreResult<()>> + Send + 'static,
+{
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let hold = tokio::spawn({
+        let pool = pool.clone();
+        async move {
+            pool.write(move |_| {
+                let _ = started_tx.send(());
+                let _ = go_rx.recv();
+                Ok(())
+            })
+            .await
+        }
+    });
+    started_rx.await.unwrap();
+    let mut jobs = Vec::new();
+    for (i, input) in inputs.into_iter().enumerate() {
+        jobs.push(tokio::spawn(submit(pool.clone(), input)));
+        queued(pool, i + 1).await;
+    }
+    go_tx.send(()).unwrap();
+    hold.await.unwrap().unwrap();
+    let mut results = Vec::new();
+    for job in jobs {
+        results.push(job.await.unwrap());
+    }
+    results
+}
+
 /// Waits until `n` jobs wait for the writer.
 async fn queued(pool: &Pool, n: usize) {
     for _ in 0..500 {
@@ -54,33 +90,11 @@ async fn a_batch_sqlite_rolls_back_itself_is_unavailable_stores_nothing_and_the_
         .unwrap();
     let pool = start(writer, &path);
 
-    // Hold the writer so that the next three jobs form one batch, in this order.
-    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
-    let hold = tokio::spawn({
-        let pool = pool.clone();
-        async move {
-            pool.write(move |_| {
-                let _ = started_tx.send(());
-                let _ = go_rx.recv();
-                Ok(())
-            })
-            .await
-        }
-    });
-    started_rx.await.unwrap();
-    let mut jobs = Vec::new();
-    for (i, len) in [10, 100_000, 10].into_iter().enumerate() {
-        let writing = pool.clone();
-        jobs.push(tokio::spawn(
-            async move { writing.write(insert(len)).await },
-        ));
-        queued(&pool, i + 1).await;
-    }
-    go_tx.send(()).unwrap();
-    hold.await.unwrap().unwrap();
-    for job in jobs {
-        let result = job.await.unwrap();
+    let results = one_batch(&pool, [10, 100_000, 10], |pool, len| async move {
+        pool.write(insert(len)).await
+    })
+    .await;
+    for result in results {
         assert!(
             matches!(result, Err(StoreError::Unavailable(_))),
             "{result:?}"
@@ -119,36 +133,15 @@ async fn a_failed_one_statement_job_leaves_its_batch_intact() {
         .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE u (x INTEGER PRIMARY KEY);")
         .unwrap();
     let pool = start(writer, &path);
-    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
-    let hold = tokio::spawn({
-        let pool = pool.clone();
-        async move {
-            pool.write(move |_| {
-                let _ = started_tx.send(());
-                let _ = go_rx.recv();
-                Ok(())
-            })
-            .await
-        }
-    });
-    started_rx.await.unwrap();
-    let mut jobs = Vec::new();
-    for (i, x) in [1, 1, 2].into_iter().enumerate() {
-        let writing = pool.clone();
-        jobs.push(tokio::spawn(async move {
-            writing
-                .write_one_statement(move |conn| {
-                    conn.execute("INSERT INTO u (x) VALUES (?1)", [x])?;
-                    Ok(())
-                })
-                .await
-        }));
-        queued(&pool, i + 1).await;
-    }
-    go_tx.send(()).unwrap();
-    hold.await.unwrap().unwrap();
-    let results: Vec<bool> = futures_join(jobs).await;
+    let results = one_batch(&pool, [1, 1, 2], |pool, x| async move {
+        pool.write_one_statement(move |conn| {
+            conn.execute("INSERT INTO u (x) VALUES (?1)", [x])?;
+            Ok(())
+        })
+        .await
+    })
+    .await;
+    let results: Vec<bool> = results.iter().map(Result::is_ok).collect();
     assert_eq!(results, [true, false, true]);
     let stored = pool
         .read(|conn| {
@@ -159,12 +152,4 @@ async fn a_failed_one_statement_job_leaves_its_batch_intact() {
         .await
         .unwrap();
     assert_eq!(stored, "1,2");
-}
-
-async fn futures_join(jobs: Vec<tokio::task::JoinHandle<StoreResult<()>>>) -> Vec<bool> {
-    let mut out = Vec::new();
-    for job in jobs {
-        out.push(job.await.unwrap().is_ok());
-    }
-    out
 }

@@ -1,0 +1,37 @@
+# Shared by bench/run.sh and bench/profile.sh (sourced). Expects `work` (a temp dir),
+# CONNECTIONS and `pin_load` (the taskset prefix for wrk, possibly empty).
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+wait_up() { # port
+  for _ in $(seq 200); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return; sleep 0.05; done
+  echo "bench: a server on port $1 did not start; logs in $work" >&2; KEEP=1; exit 1
+}
+
+field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+
+new_site() { # binary database-url → SITE, USERNAME, PASSWORD, AUTH (Basic, base64)
+  local site; site=$("$1" --database-url "$2" site create --name bench --json)
+  SITE=$(field "$site" siteId) USERNAME=$(field "$site" username) PASSWORD=$(field "$site" password)
+  AUTH=$(printf '%s:%s' "$USERNAME" "$PASSWORD" | base64 -w0)
+}
+
+preload() { # port count ids-file: stores `count` invites through the API, appends their ids
+  (($2 > 0)) || return 0
+  local threads t0=$SECONDS wrk_pid
+  ((threads = $2 < 2 ? 1 : 2))
+  rm -f "$3.new".*
+  # wrk runs for its whole duration even when every thread has stopped, so it is
+  # stopped from here once the threads have written their quotas.
+  "${pin_load[@]}" wrk -t"$threads" -c"$CONNECTIONS" -d3600s -s bench/wrk/preload.lua "http://127.0.0.1:$1" \
+    -- "$SITE" "$AUTH" $(($2 / threads)) "$3.new" >"$work/preload.out" &
+  wrk_pid=$!
+  while kill -0 "$wrk_pid" 2>/dev/null && (($(cat "$3.new".* 2>/dev/null | wc -l) < $2 / threads * threads)); do
+    sleep 0.5
+  done
+  kill -INT "$wrk_pid" 2>/dev/null || true
+  wait "$wrk_pid" || true
+  cat "$3.new".* >>"$3"; rm -f "$3.new".*
+  echo "   preloaded $(($2 / threads * threads)) invites in $((SECONDS - t0)) s ($(wc -l <"$3") ids known)"
+}
+
