@@ -9,13 +9,14 @@
 #   bash bench/run.sh                        # SQLite at 20 k, then at 1 M; PostgreSQL
 #   bash bench/run.sh --preload 50000        # stored invites before the first phase
 #   bash bench/run.sh --growth 0 --no-postgres --rounds 1 --duration 5   # quick look
+#   bash bench/run.sh --no-sqlite            # PostgreSQL only
 #
 # Environment: CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1), PG_CPU (PostgreSQL's CPUs;
 # default SERVER_CPU: the service is agegate and its database), KEEP=1 keeps the work dir.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PRELOAD=20000 GROWTH=1000000 DURATION=10 ROUNDS=3 POSTGRES=auto
+PRELOAD=20000 GROWTH=1000000 DURATION=10 ROUNDS=3 POSTGRES=auto SQLITE=yes
 while [[ $# -gt 0 ]]; do
   case $1 in
     --preload) PRELOAD=$2; shift 2 ;;
@@ -23,7 +24,8 @@ while [[ $# -gt 0 ]]; do
     --duration) DURATION=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --no-postgres) POSTGRES=no; shift ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    --no-sqlite) SQLITE=no; shift ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -110,14 +112,16 @@ mkdir -p "$work/out"
 echo "bench: $(nproc) CPUs; servers on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}; work dir $work"
 
 # SQLite: at PRELOAD stored invites, then grown to GROWTH.
-start_agegate sqlite "sqlite:$work/agegate.db"
-preload "$AG_PORT" "$PRELOAD" "$work/ids.sqlite"
-phase sqlite "$work/ids.sqlite" get mixed create
-if ((GROWTH > PRELOAD)); then
-  preload "$AG_PORT" $((GROWTH - PRELOAD)) "$work/ids.sqlite"
-  phase sqlite-grown "$work/ids.sqlite" get create
+if [[ $SQLITE == yes ]]; then
+  start_agegate sqlite "sqlite:$work/agegate.db"
+  preload "$AG_PORT" "$PRELOAD" "$work/ids.sqlite"
+  phase sqlite "$work/ids.sqlite" get mixed create
+  if ((GROWTH > PRELOAD)); then
+    preload "$AG_PORT" $((GROWTH - PRELOAD)) "$work/ids.sqlite"
+    phase sqlite-grown "$work/ids.sqlite" get create
+  fi
+  stop_servers
 fi
-stop_servers
 
 if [[ $POSTGRES == yes ]]; then
   [[ $(id -u) -eq 0 ]] && chown postgres "$work"

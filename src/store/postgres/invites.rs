@@ -1,7 +1,10 @@
 //! SQL of invites: creating, reading, listing, verifying and cancelling them.
 
+use std::collections::HashMap;
+
 use deadpool_postgres::{GenericClient, Object, Transaction};
 
+use super::batch::Batch;
 use super::{all, bigint, execute, one, webhooks};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::{self, Repeat, IDEMPOTENCY_WINDOW_SECS};
@@ -18,19 +21,16 @@ use crate::store::{
 /// between finding the key taken and reading it.
 const KEY_ATTEMPTS: usize = 3;
 
-/// Without a key: one statement. With one: the invite and the key in one transaction.
+/// A create with a key: the invite and the key in one transaction (those without go to
+/// [`InsertBatch`]).
 /// The key's unique index makes repeats queue: a second insert of the key waits for the
 /// first's transaction, and once that commits finds the key taken (unless it has gone
 /// stale: then it takes the key over), rolls its own invite back and replays the first.
 pub async fn create(
     client: &mut Object,
     invite: &NewInvite,
-    key: Option<&IdempotentRequest>,
+    key: &IdempotentRequest,
 ) -> StoreResult<CreateOutcome> {
-    let Some(key) = key else {
-        insert(&*client, invite).await?;
-        return Ok(CreateOutcome::Created);
-    };
     let site = invite.site_id.to_string();
     for _ in 0..KEY_ATTEMPTS {
         let tx = client.transaction().await?;
@@ -85,22 +85,119 @@ pub async fn create(
     ))
 }
 
-/// One statement, committed before it answers (`synchronous_commit` as the server has it).
-async fn insert(client: &impl GenericClient, invite: &NewInvite) -> StoreResult<()> {
-    execute(
+/// One statement, committed before it answers (`synchronous_commit` as the server has it)
+/// unless inside a transaction.
+pub async fn insert(client: &impl GenericClient, invite: &NewInvite) -> StoreResult<()> {
+    insert_many(client, std::slice::from_ref(invite))
+        .await?
+        .remove(0)
+}
+
+/// Creates without an Idempotency-Key, committed together: one multi-row INSERT.
+pub struct InsertBatch;
+
+#[async_trait::async_trait]
+impl Batch for InsertBatch {
+    type In = NewInvite;
+    type Out = ();
+
+    async fn run(client: &Object, invites: &[NewInvite]) -> Vec<StoreResult<()>> {
+        match insert_many(client, invites).await {
+            Ok(results) => results,
+            Err(e @ (StoreError::Unavailable(_) | StoreError::Closed)) => {
+                invites.iter().map(|_| Err(e.clone())).collect()
+            }
+            // Something in the data (an id taken): find out whose, one by one.
+            Err(_) => {
+                let mut results = Vec::with_capacity(invites.len());
+                for invite in invites {
+                    results.push(insert(client, invite).await);
+                }
+                results
+            }
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the invite's site no longer exists")]
+struct SiteGone;
+
+/// Inserts `invites` in one statement, each only if its site still exists: the sites are
+/// locked `FOR KEY SHARE` first — what a foreign key would do for every row — so a
+/// site's deletion (which locks it `FOR UPDATE`) waits for this, or this for it. One
+/// result per invite, in order.
+async fn insert_many(
+    client: &impl GenericClient,
+    invites: &[NewInvite],
+) -> StoreResult<Vec<StoreResult<()>>> {
+    let ids: Vec<&str> = invites.iter().map(|i| i.id.as_str()).collect();
+    let sites: Vec<String> = invites.iter().map(|i| i.site_id.to_string()).collect();
+    let custom_ids: Vec<Option<&[u8]>> = invites
+        .iter()
+        .map(|i| i.custom_id.as_ref().map(|c| c.as_str().as_bytes()))
+        .collect();
+    let created: Vec<i64> = invites.iter().map(|i| i.created_at).collect();
+    let expires: Vec<i64> = invites.iter().map(|i| i.expires_at).collect();
+    let live = all(
         client,
-        "INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at)
-         VALUES ($1, $2, $3, 'pending', $4, $5)",
-        &[
-            &invite.id.as_str(),
-            &invite.site_id.to_string(),
-            &invite.custom_id.as_ref().map(|c| c.as_str().as_bytes()),
-            &invite.created_at,
-            &invite.expires_at,
-        ],
+        "WITH live AS (
+             SELECT site_id FROM sites WHERE site_id = ANY($2::TEXT[]) FOR KEY SHARE),
+         new AS (
+             INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at)
+             SELECT t.id, t.site, t.custom_id, 'pending', t.created_at, t.expires_at
+             FROM unnest($1::TEXT[], $2::TEXT[], $3::BYTEA[], $4::BIGINT[], $5::BIGINT[])
+                 AS t (id, site, custom_id, created_at, expires_at)
+             WHERE t.site IN (SELECT site_id FROM live))
+         SELECT site_id FROM live",
+        &[&ids, &sites, &custom_ids, &created, &expires],
+        |row| row.text(0),
     )
     .await?;
-    Ok(())
+    let result = |site: &String| {
+        if live.contains(site) {
+            Ok(())
+        } else {
+            Err(StoreError::database(&SiteGone))
+        }
+    };
+    Ok(sites.iter().map(result).collect())
+}
+
+/// Reads of one invite by a site (the status API), looked up together: `= ANY($1)`.
+pub struct ReadBatch;
+
+#[async_trait::async_trait]
+impl Batch for ReadBatch {
+    type In = (SiteId, InviteId);
+    type Out = Option<InviteRecord>;
+
+    async fn run(client: &Object, wanted: &[(SiteId, InviteId)]) -> Vec<StoreResult<Self::Out>> {
+        let ids: Vec<&str> = wanted.iter().map(|(_, id)| id.as_str()).collect();
+        let sql = format!("SELECT {INVITE_COLUMNS} FROM invites i WHERE i.invite_id = ANY($1)");
+        match all(client, &sql, &[&ids], |row| rows::invite(row, 0)).await {
+            Ok(found) => {
+                let found: HashMap<&str, &InviteRecord> =
+                    found.iter().map(|r| (r.id.as_str(), r)).collect();
+                let owned = |(site, id): &(SiteId, InviteId)| {
+                    let record = found.get(id.as_str()).filter(|r| r.site_id == *site);
+                    Ok(record.map(|r| (*r).clone()))
+                };
+                wanted.iter().map(owned).collect()
+            }
+            Err(e @ (StoreError::Unavailable(_) | StoreError::Closed)) => {
+                wanted.iter().map(|_| Err(e.clone())).collect()
+            }
+            // A row that does not read back: only whoever asked for it should hear of it.
+            Err(_) => {
+                let mut results = Vec::with_capacity(wanted.len());
+                for (site, id) in wanted {
+                    results.push(of_site(client, *site, id).await);
+                }
+                results
+            }
+        }
+    }
 }
 
 /// The invite `id` if it belongs to `site`.

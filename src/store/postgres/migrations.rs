@@ -11,6 +11,7 @@ use crate::store::{StoreError, StoreResult};
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_integrators.sql"),
+    include_str!("migrations/0003_lighter_inserts.sql"),
 ];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).

@@ -8,11 +8,13 @@
 //! Connections are plain TCP (`NoTls`): run it on a trusted network or a local socket
 //! proxy; a URL that demands TLS (`sslmode=require`) is refused when connecting.
 
+mod batch;
 mod erasure;
 mod errors;
 mod invites;
 mod migrations;
 mod presentations;
+mod shared;
 mod sites;
 mod webhooks;
 
@@ -51,13 +53,23 @@ pub fn is_postgres_url(database_url: &str) -> bool {
 
 pub struct PostgresStore {
     pool: Pool,
+    /// Pipelined connections for the hot single-statement reads.
+    shared: shared::Shared,
+    /// Group commit of creates without a key.
+    inserts: batch::Batcher<invites::InsertBatch>,
+    /// The status API's reads, batched.
+    reads: batch::Batcher<invites::ReadBatch>,
 }
 
 impl PostgresStore {
     /// Connects (failing within a few seconds if PostgreSQL does not answer) and migrates.
     pub async fn open(database_url: &str, options: &DbOptions) -> StoreResult<Self> {
+        let pool = pool(database_url, options)?;
         let store = Self {
-            pool: pool(database_url, options)?,
+            shared: shared::Shared::new(pool.clone()),
+            inserts: batch::Batcher::start(pool.clone()),
+            reads: batch::Batcher::start(pool.clone()),
+            pool,
         };
         let mut client = store.client().await?;
         migrations::apply(&mut client).await?;
@@ -173,7 +185,7 @@ impl Store for PostgresStore {
     }
 
     async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>> {
-        sites::credential(&self.client().await?, username).await
+        sites::credential(&*self.shared.client().await?, username).await
     }
 
     async fn create_invite(
@@ -181,7 +193,13 @@ impl Store for PostgresStore {
         invite: NewInvite,
         key: Option<IdempotentRequest>,
     ) -> StoreResult<CreateOutcome> {
-        invites::create(&mut self.client().await?, &invite, key.as_ref()).await
+        match key {
+            None => {
+                self.inserts.call(invite).await?;
+                Ok(CreateOutcome::Created)
+            }
+            Some(key) => invites::create(&mut self.client().await?, &invite, &key).await,
+        }
     }
 
     async fn invite_slices(
@@ -206,7 +224,7 @@ impl Store for PostgresStore {
     }
 
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>> {
-        invites::of_site(&self.client().await?, site, id).await
+        self.reads.call((site, id.clone())).await
     }
 
     async fn verify_invite(
@@ -219,7 +237,7 @@ impl Store for PostgresStore {
     }
 
     async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>> {
-        invites::gateway(&self.client().await?, id).await
+        invites::gateway(&*self.shared.client().await?, id).await
     }
 
     async fn live_request(

@@ -6,6 +6,7 @@ use deadpool_postgres::{GenericClient, Object, Transaction};
 
 use super::{all, bigint, execute};
 use crate::clock::UnixTime;
+use crate::domain::invite::INVITE_LIFETIME_SECS;
 use crate::domain::webhook::{new_event_id, EventType};
 use crate::domain::{SiteId, WebhookFormat, WebhookSecret};
 use crate::store::rows::{self, ATTEMPT_COLUMNS, DUE_EVENT_COLUMNS, EVENT_COLUMNS};
@@ -55,15 +56,20 @@ pub async fn expire_due(client: &mut Object, now: UnixTime, limit: usize) -> Sto
     let tx = client.transaction().await?;
     let expired = all(
         &tx,
+        // Per site, a range of invites_by_status: pending, created a lifetime ago or
+        // earlier (LATERAL keeps the planner on that index, as SQLite's CROSS JOIN does).
         "WITH due AS (
-             SELECT invite_id FROM invites
-             WHERE status = 'pending' AND expires_at <= $1
-             ORDER BY expires_at LIMIT $2
-             FOR UPDATE SKIP LOCKED)
+             SELECT d.invite_id FROM sites s CROSS JOIN LATERAL (
+                 SELECT i.invite_id FROM invites i
+                 WHERE i.site_id = s.site_id AND i.status COLLATE \"C\" = 'pending'
+                   AND i.created_at <= $1::BIGINT - $3::BIGINT AND i.expires_at <= $1
+                 ORDER BY i.created_at LIMIT $2
+                 FOR UPDATE OF i SKIP LOCKED) d
+             LIMIT $2)
          UPDATE invites i SET status = 'expired', settled_at = i.expires_at FROM due
          WHERE i.invite_id = due.invite_id
          RETURNING i.invite_id",
-        &[&now, &bigint(limit)],
+        &[&now, &bigint(limit), &INVITE_LIFETIME_SECS],
         |row| row.text(0),
     )
     .await?;
