@@ -25,8 +25,33 @@ pub trait Batch: Send + 'static {
     type In: Send + Sync + 'static;
     type Out: Send + 'static;
 
-    /// One result per item, in the items' order.
-    async fn run(client: &Object, items: &[Self::In]) -> Vec<StoreResult<Self::Out>>;
+    /// All items in one statement: one result per item, in the items' order.
+    async fn run_all(
+        client: &Object,
+        items: &[Self::In],
+    ) -> StoreResult<Vec<StoreResult<Self::Out>>>;
+
+    /// One item on its own: when the whole statement failed for a reason of the data,
+    /// each caller then hears only of its own item.
+    async fn run_one(client: &Object, item: &Self::In) -> StoreResult<Self::Out>;
+}
+
+/// [`Batch::run_all`], or everyone's error when PostgreSQL is away, or each item on its
+/// own when something in the data failed the whole statement.
+async fn run<B: Batch>(client: &Object, items: &[B::In]) -> Vec<StoreResult<B::Out>> {
+    match B::run_all(client, items).await {
+        Ok(results) => results,
+        Err(e @ (StoreError::Unavailable(_) | StoreError::Closed)) => {
+            items.iter().map(|_| Err(e.clone())).collect()
+        }
+        Err(_) => {
+            let mut results = Vec::with_capacity(items.len());
+            for item in items {
+                results.push(B::run_one(client, item).await);
+            }
+            results
+        }
+    }
 }
 
 type Pending<B> = (
@@ -79,7 +104,7 @@ async fn run_batches<B: Batch>(pool: Pool, mut waiting: mpsc::UnboundedReceiver<
         let Some(client) = connection.as_ref() else {
             continue;
         };
-        let results = B::run(client, &items).await;
+        let results = run::<B>(client, &items).await;
         debug_assert_eq!(results.len(), answers.len());
         // A caller may have gone (its request was dropped); what it asked is done anyway.
         for (answer, result) in answers.into_iter().zip(results) {

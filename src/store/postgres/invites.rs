@@ -101,21 +101,12 @@ impl Batch for InsertBatch {
     type In = NewInvite;
     type Out = ();
 
-    async fn run(client: &Object, invites: &[NewInvite]) -> Vec<StoreResult<()>> {
-        match insert_many(client, invites).await {
-            Ok(results) => results,
-            Err(e @ (StoreError::Unavailable(_) | StoreError::Closed)) => {
-                invites.iter().map(|_| Err(e.clone())).collect()
-            }
-            // Something in the data (an id taken): find out whose, one by one.
-            Err(_) => {
-                let mut results = Vec::with_capacity(invites.len());
-                for invite in invites {
-                    results.push(insert(client, invite).await);
-                }
-                results
-            }
-        }
+    async fn run_all(client: &Object, invites: &[NewInvite]) -> StoreResult<Vec<StoreResult<()>>> {
+        insert_many(client, invites).await
+    }
+
+    async fn run_one(client: &Object, invite: &NewInvite) -> StoreResult<()> {
+        insert(client, invite).await
     }
 }
 
@@ -172,31 +163,26 @@ impl Batch for ReadBatch {
     type In = (SiteId, InviteId);
     type Out = Option<InviteRecord>;
 
-    async fn run(client: &Object, wanted: &[(SiteId, InviteId)]) -> Vec<StoreResult<Self::Out>> {
+    /// A row that does not read back fails the whole lookup; run one by one, only
+    /// whoever asked for it hears of it.
+    async fn run_all(
+        client: &Object,
+        wanted: &[(SiteId, InviteId)],
+    ) -> StoreResult<Vec<StoreResult<Self::Out>>> {
         let ids: Vec<&str> = wanted.iter().map(|(_, id)| id.as_str()).collect();
         let sql = format!("SELECT {INVITE_COLUMNS} FROM invites i WHERE i.invite_id = ANY($1)");
-        match all(client, &sql, &[&ids], |row| rows::invite(row, 0)).await {
-            Ok(found) => {
-                let found: HashMap<&str, &InviteRecord> =
-                    found.iter().map(|r| (r.id.as_str(), r)).collect();
-                let owned = |(site, id): &(SiteId, InviteId)| {
-                    let record = found.get(id.as_str()).filter(|r| r.site_id == *site);
-                    Ok(record.map(|r| (*r).clone()))
-                };
-                wanted.iter().map(owned).collect()
-            }
-            Err(e @ (StoreError::Unavailable(_) | StoreError::Closed)) => {
-                wanted.iter().map(|_| Err(e.clone())).collect()
-            }
-            // A row that does not read back: only whoever asked for it should hear of it.
-            Err(_) => {
-                let mut results = Vec::with_capacity(wanted.len());
-                for (site, id) in wanted {
-                    results.push(of_site(client, *site, id).await);
-                }
-                results
-            }
-        }
+        let found = all(client, &sql, &[&ids], |row| rows::invite(row, 0)).await?;
+        let found: HashMap<&str, &InviteRecord> =
+            found.iter().map(|r| (r.id.as_str(), r)).collect();
+        let owned = |(site, id): &(SiteId, InviteId)| {
+            let record = found.get(id.as_str()).filter(|r| r.site_id == *site);
+            Ok(record.map(|r| (*r).clone()))
+        };
+        Ok(wanted.iter().map(owned).collect())
+    }
+
+    async fn run_one(client: &Object, (site, id): &(SiteId, InviteId)) -> StoreResult<Self::Out> {
+        of_site(client, *site, id).await
     }
 }
 
