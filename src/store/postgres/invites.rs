@@ -87,7 +87,7 @@ pub async fn create(
 
 /// One statement, committed before it answers (`synchronous_commit` as the server has it)
 /// unless inside a transaction.
-pub async fn insert(client: &impl GenericClient, invite: &NewInvite) -> StoreResult<()> {
+async fn insert(client: &impl GenericClient, invite: &NewInvite) -> StoreResult<()> {
     insert_many(client, std::slice::from_ref(invite))
         .await?
         .remove(0)
