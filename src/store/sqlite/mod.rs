@@ -8,6 +8,7 @@ mod invites;
 mod migrations;
 mod pool;
 mod presentations;
+mod queue;
 mod sites;
 mod webhooks;
 
@@ -27,6 +28,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const READERS: usize = 4;
+/// How long a connection waits for another process's lock (the CLI, a second server).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// The writer connection's page cache (SQLite's default is 2 MiB).
+const WRITER_CACHE_KIB: i64 = 8 * 1024;
 
 /// The file a `sqlite:` URL names (`sqlite:PATH`, `sqlite://PATH`), if it is one.
 pub fn path_of(database_url: &str) -> Option<&str> {
@@ -89,11 +94,10 @@ fn connect(path: &Path, role: Role) -> StoreResult<Connection> {
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
     let conn = Connection::open_with_flags(path, flags)?;
-    // Another process (the CLI, a second server) may hold the write lock briefly.
     conn.busy_timeout(if role == Role::Inline {
         Duration::ZERO
     } else {
-        Duration::from_secs(5)
+        BUSY_TIMEOUT
     })?;
     conn.execute_batch(
         "PRAGMA journal_mode = WAL;
@@ -103,11 +107,18 @@ fn connect(path: &Path, role: Role) -> StoreResult<Connection> {
     )?;
     match role {
         Role::Reader | Role::Inline => conn.execute_batch("PRAGMA query_only = ON;")?,
-        Role::Writer => conn.pragma_update(
-            None,
-            "wal_autocheckpoint",
-            checkpoint::WRITER_AUTOCHECKPOINT_PAGES,
-        )?,
+        Role::Writer => {
+            conn.pragma_update(
+                None,
+                "wal_autocheckpoint",
+                checkpoint::WRITER_AUTOCHECKPOINT_PAGES,
+            )?;
+            // Lookups by key run here too while no batch holds the connection
+            // (`Pool::read_now`): room for the invites' interior pages at a million rows
+            // (about 2 MB) beside the pages the writes use, and for both sets of statements.
+            conn.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
+            conn.set_prepared_statement_cache_capacity(64);
+        }
         Role::Checkpointer => {}
     }
     Ok(conn)

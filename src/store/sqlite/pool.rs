@@ -1,15 +1,19 @@
 //! Threads that own SQLite connections. One writer commits many requests per
-//! transaction (group commit): it takes every job that is waiting, runs each in its own
-//! savepoint, commits once (an fsync), and only then answers each job. A few readers
-//! answer queries concurrently from the WAL; lookups by key run on the caller's thread
-//! when they can ([`Pool::read_now`]). Checkpoints run on a thread of their own
+//! transaction (group commit): it takes every job that is waiting (`queue` decides when),
+//! runs each in its own savepoint, commits once (an fsync), and only then answers each
+//! job. Lookups by key run on the caller's thread ([`Pool::read_now`]), preferably on the
+//! writer's own connection while it is idle; a few reader threads answer the other
+//! queries concurrently from the WAL. Checkpoints run on a thread of their own
 //! (`checkpoint`).
 
 use super::checkpoint::{self, Committed};
+use super::queue::{Pushed, Queue, WakeOnDrop};
+use super::BUSY_TIMEOUT;
 use crate::store::{StoreError, StoreResult};
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Sender;
 use rusqlite::Connection;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 use tokio::sync::oneshot;
 
 /// Jobs taken into one transaction at most; bounds the latency one batch adds.
@@ -73,7 +77,9 @@ pub struct Connections {
 }
 
 pub struct Pool {
-    writer: Sender<Box<dyn WriteJob>>,
+    writer: Arc<Queue<Box<dyn WriteJob>>>,
+    /// The writer's connection; the writer thread holds it for the length of a batch.
+    write_conn: Arc<Mutex<Connection>>,
     readers: Sender<ReadJob>,
     inline: Mutex<Vec<Connection>>,
 }
@@ -88,10 +94,13 @@ impl Pool {
             checkpointer,
         } = connections;
         let committed = checkpoint::start(checkpointer)?;
-        let (wtx, wrx) = crossbeam_channel::unbounded::<Box<dyn WriteJob>>();
+        let queue = Arc::new(Queue::new());
+        let jobs = queue.clone();
+        let write_conn = Arc::new(Mutex::new(writer));
+        let conn = write_conn.clone();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || write_loop(writer, wrx, committed))?;
+            .spawn(move || write_loop(&conn, &jobs, committed))?;
         let (rtx, rrx) = crossbeam_channel::unbounded::<ReadJob>();
         for (i, conn) in readers.into_iter().enumerate() {
             let rrx = rrx.clone();
@@ -104,23 +113,39 @@ impl Pool {
                 })?;
         }
         Ok(Self {
-            writer: wtx,
+            writer: queue,
+            write_conn,
             readers: rtx,
             inline: Mutex::new(inline),
         })
     }
 
-    /// Runs `f`, a short read such as a lookup by key, on the calling thread when an
-    /// inline connection is free: a primary-key read costs a few microseconds, less than
-    /// the hop to a reader thread and back (two context switches). A read that would
-    /// wait for a lock fails at once there (no busy timeout) and, like any read that
-    /// finds the database unavailable or every inline connection in use, goes to the
-    /// reader threads, which wait as long as the busy timeout allows.
+    /// Runs `f`, a short read such as a lookup by key, on the calling thread: a
+    /// primary-key read costs a few microseconds, less than the hop to a reader thread and
+    /// back (two context switches). It runs on the writer's connection when no batch
+    /// holds it: SQLite drops a connection's whole page cache when another connection has
+    /// committed, so with writes going on every read elsewhere copies its pages in again,
+    /// while the writer's cache survives its own commits. Otherwise it runs on a free
+    /// inline connection. A read that would wait for a lock fails at once on either (no
+    /// busy timeout) and, like any read that finds the database unavailable or no
+    /// connection free, goes to the reader threads, which wait as long as the busy
+    /// timeout allows.
     pub async fn read_now<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: Fn(&Connection) -> StoreResult<T> + Send + 'static,
     {
+        if let Ok(conn) = self.write_conn.try_lock() {
+            // Between batches; a transaction left open by a failed batch holds changes
+            // that may never commit.
+            if conn.is_autocommit() && conn.busy_timeout(Duration::ZERO).is_ok() {
+                let result = f(&conn);
+                let restored = conn.busy_timeout(BUSY_TIMEOUT);
+                if restored.is_ok() && !matches!(result, Err(StoreError::Unavailable(_))) {
+                    return result;
+                }
+            }
+        }
         let taken = self
             .inline
             .lock()
@@ -180,22 +205,23 @@ impl Pool {
     {
         let (reply, rx) = oneshot::channel();
         let job: Box<dyn WriteJob> = Box::new(Job { f, guarded, reply });
-        self.writer.send(job).map_err(|_| StoreError::Closed)?;
+        match self.writer.push(job) {
+            Pushed::Lead => {
+                let _wake = WakeOnDrop(&self.writer);
+                tokio::task::yield_now().await;
+            }
+            Pushed::Joined => {}
+            Pushed::Closed(_) => return Err(StoreError::Closed),
+        }
         rx.await.map_err(|_| StoreError::Closed)?
     }
 }
 
-fn write_loop(conn: Connection, jobs: Receiver<Box<dyn WriteJob>>, committed: Committed) {
+fn write_loop(conn: &Mutex<Connection>, jobs: &Queue<Box<dyn WriteJob>>, committed: Committed) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut finishes: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
-    while let Ok(first) = jobs.recv() {
-        batch.push(first);
-        while batch.len() < MAX_BATCH {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
+    while jobs.take(&mut batch, MAX_BATCH) {
+        let conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
         let begun = end_stale_transaction(&conn).and_then(|()| {
             conn.execute_batch("BEGIN IMMEDIATE")
                 .map_err(StoreError::from)
@@ -232,6 +258,7 @@ fn write_loop(conn: Connection, jobs: Receiver<Box<dyn WriteJob>>, committed: Co
                 let _ = conn.execute_batch("ROLLBACK");
             }
         }
+        drop(conn);
         if commit.is_ok() {
             committed.notify();
         }
@@ -285,6 +312,12 @@ fn run_in_savepoint(conn: &Connection, job: Box<dyn WriteJob>) -> Finish {
             let e = StoreError::from(e);
             Box::new(move |_| finish(Err(e)))
         }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.writer.close();
     }
 }
 
