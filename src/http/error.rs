@@ -122,6 +122,8 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Closed | StoreError::Unavailable(_) => ApiError::Unavailable(e),
+            // Its credential went with it; the request is answered as without one.
+            StoreError::SiteGone => ApiError::Client(ErrorCode::InvalidCredentials),
             other => ApiError::Internal(Box::new(other)),
         }
     }

@@ -18,6 +18,10 @@ pub enum StoreError {
     UnsupportedUrl(String),
     #[error("stored data is not valid: {0}")]
     Corrupt(String),
+    /// A write for a site that was deleted after its credential was checked (credentials
+    /// are trusted for a moment without a database read).
+    #[error("the site no longer exists")]
+    SiteGone,
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;

@@ -170,3 +170,31 @@ async fn every_active_credential_of_a_site_works_and_a_revoked_one_is_refused_wi
     // The other key keeps working.
     app.new_invite(&second, None).await;
 }
+
+/// Credentials are trusted for up to two seconds without a database read; a create in
+/// that window for a site deleted meanwhile stores nothing and is refused as one without
+/// valid credentials (not a 500).
+#[tokio::test]
+async fn a_create_for_a_site_deleted_after_its_credential_was_checked_is_401() {
+    let app = spawn_app().await;
+    let site = app.create_site().await;
+    assert_eq!(app.create_invite(&site, None).await.status(), 200);
+    let site_id = SiteId::parse(&site.site_id).unwrap();
+    assert_eq!(app.store.delete_site(site_id).await.unwrap(), Some(1));
+
+    let resp = app
+        .create_invite(&site, Some(serde_json::json!({"customId": "after"})))
+        .await;
+    assert_error(resp, 401, 40102).await;
+    let keyed = app
+        .client
+        .post(app.url(&format!("/v1/website/{}/invite", site.site_id)))
+        .basic_auth(&site.username, Some(&site.password))
+        .header("Idempotency-Key", "after-deletion")
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_error(keyed, 401, 40102).await;
+    assert!(app.store.site(site_id).await.unwrap().is_none());
+}

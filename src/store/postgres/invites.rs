@@ -110,10 +110,6 @@ impl Batch for InsertBatch {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("the invite's site no longer exists")]
-struct SiteGone;
-
 /// Inserts `invites` in one statement, each only if its site still exists: the sites are
 /// locked `FOR KEY SHARE` first — what a foreign key would do for every row — so a
 /// site's deletion (which locks it `FOR UPDATE`) waits for this, or this for it. One
@@ -149,7 +145,7 @@ async fn insert_many(
         if live.contains(site) {
             Ok(())
         } else {
-            Err(StoreError::database(&SiteGone))
+            Err(StoreError::SiteGone)
         }
     };
     Ok(sites.iter().map(result).collect())

@@ -80,7 +80,14 @@ fn insert(conn: &Connection, invite: &NewInvite) -> StoreResult<()> {
         invite.custom_id.as_ref().map(|c| c.as_str()),
         invite.created_at,
         invite.expires_at
-    ])?;
+    ])
+    .map_err(|e| match e.sqlite_error() {
+        // The invite's one foreign key: its site.
+        Some(f) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => {
+            StoreError::SiteGone
+        }
+        _ => e.into(),
+    })?;
     Ok(())
 }
 
