@@ -7,8 +7,8 @@
 //! (`checkpoint`).
 
 use super::checkpoint::{self, Committed};
+use super::connect::BUSY_TIMEOUT;
 use super::queue::{Pushed, Queue, WakeOnDrop};
-use super::BUSY_TIMEOUT;
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
 use rusqlite::Connection;
