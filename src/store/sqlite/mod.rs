@@ -12,6 +12,7 @@ mod presentations;
 mod queue;
 mod sites;
 mod webhooks;
+mod writer_conn;
 
 use super::rows::Columns;
 use super::{
@@ -128,7 +129,7 @@ impl Store for SqliteStore {
     async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>> {
         let username = username.to_owned();
         self.pool
-            .read_now(move |conn| sites::credential(conn, &username))
+            .read_now_latest(move |conn| sites::credential(conn, &username))
             .await
     }
 

@@ -7,13 +7,13 @@
 //! (`checkpoint`).
 
 use super::checkpoint::{self, Committed};
-use super::connect::BUSY_TIMEOUT;
 use super::queue::{Pushed, Queue, WakeOnDrop};
+use super::writer_conn::{Snapshot, WriterConn};
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
 use rusqlite::Connection;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+
 use tokio::sync::oneshot;
 
 /// Jobs taken into one transaction at most; bounds the latency one batch adds.
@@ -79,7 +79,7 @@ pub struct Connections {
 pub struct Pool {
     writer: Arc<Queue<Box<dyn WriteJob>>>,
     /// The writer's connection; the writer thread holds it for the length of a batch.
-    write_conn: Arc<Mutex<Connection>>,
+    write_conn: Arc<Mutex<WriterConn>>,
     readers: Sender<ReadJob>,
     inline: Mutex<Vec<Connection>>,
 }
@@ -96,7 +96,7 @@ impl Pool {
         let committed = checkpoint::start(checkpointer)?;
         let queue = Arc::new(Queue::new());
         let jobs = queue.clone();
-        let write_conn = Arc::new(Mutex::new(writer));
+        let write_conn = Arc::new(Mutex::new(WriterConn::new(writer)));
         let conn = write_conn.clone();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
@@ -125,25 +125,40 @@ impl Pool {
     /// back (two context switches). It runs on the writer's connection when no batch
     /// holds it: SQLite drops a connection's whole page cache when another connection has
     /// committed, so with writes going on every read elsewhere copies its pages in again,
-    /// while the writer's cache survives its own commits. Otherwise it runs on a free
-    /// inline connection. A read that would wait for a lock fails at once on either (no
-    /// busy timeout) and, like any read that finds the database unavailable or no
-    /// connection free, goes to the reader threads, which wait as long as the busy
-    /// timeout allows.
+    /// while the writer's cache survives its own commits. There, lookups share one read
+    /// transaction until the next batch or for at most [`SNAPSHOT_AGE`](super::writer_conn::SNAPSHOT_AGE) (beginning and
+    /// ending one takes four `fcntl` locks, a tenth of a lookup), so every commit of this
+    /// process is seen at once and another process's within [`SNAPSHOT_AGE`](super::writer_conn::SNAPSHOT_AGE). Otherwise
+    /// it runs on a free inline connection. A read that would wait for a lock fails at
+    /// once on either (no busy timeout) and, like any read that finds the database
+    /// unavailable or no connection free, goes to the reader threads, which wait as long
+    /// as the busy timeout allows.
     pub async fn read_now<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: Fn(&Connection) -> StoreResult<T> + Send + 'static,
     {
-        if let Ok(conn) = self.write_conn.try_lock() {
-            // Between batches; a transaction left open by a failed batch holds changes
-            // that may never commit.
-            if conn.is_autocommit() && conn.busy_timeout(Duration::ZERO).is_ok() {
-                let result = f(&conn);
-                let restored = conn.busy_timeout(BUSY_TIMEOUT);
-                if restored.is_ok() && !matches!(result, Err(StoreError::Unavailable(_))) {
-                    return result;
-                }
+        self.read_now_from(Snapshot::Shared, f).await
+    }
+
+    /// [`Self::read_now`] that also sees every change another process committed before
+    /// it began: for what the command line changes, such as a new site's credentials.
+    pub async fn read_now_latest<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Connection) -> StoreResult<T> + Send + 'static,
+    {
+        self.read_now_from(Snapshot::Latest, f).await
+    }
+
+    async fn read_now_from<T, F>(&self, snapshot: Snapshot, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Connection) -> StoreResult<T> + Send + 'static,
+    {
+        if let Ok(mut writer) = self.write_conn.try_lock() {
+            if let Some(result) = writer.read(snapshot, &f) {
+                return result;
             }
         }
         let taken = self
@@ -217,11 +232,13 @@ impl Pool {
     }
 }
 
-fn write_loop(conn: &Mutex<Connection>, jobs: &Queue<Box<dyn WriteJob>>, committed: Committed) {
+fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committed: Committed) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut finishes: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
     while jobs.take(&mut batch, MAX_BATCH) {
-        let conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut writer = conn.lock().unwrap_or_else(PoisonError::into_inner);
+        writer.end_snapshot();
+        let conn = &writer.conn;
         let begun = end_stale_transaction(&conn).and_then(|()| {
             conn.execute_batch("BEGIN IMMEDIATE")
                 .map_err(StoreError::from)
@@ -258,7 +275,7 @@ fn write_loop(conn: &Mutex<Connection>, jobs: &Queue<Box<dyn WriteJob>>, committ
                 let _ = conn.execute_batch("ROLLBACK");
             }
         }
-        drop(conn);
+        drop(writer);
         if commit.is_ok() {
             committed.notify();
         }
@@ -286,7 +303,7 @@ fn end_stale_transaction(conn: &Connection) -> StoreResult<()> {
 
 /// Runs `sql` (a statement without parameters or rows) from the statement cache: the
 /// writer runs these for every job, and parsing them each time is measurable.
-fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+pub(super) fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(drop)
 }
 

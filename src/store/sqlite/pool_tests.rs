@@ -153,3 +153,24 @@ async fn a_failed_one_statement_job_leaves_its_batch_intact() {
         .unwrap();
     assert_eq!(stored, "1,2");
 }
+
+/// Lookups share a read transaction on the writer's connection between batches; a
+/// write answered by the pool is seen by the next lookup, however recent the snapshot.
+#[tokio::test]
+async fn a_lookup_sees_every_write_the_pool_has_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let writer = Connection::open(&path).unwrap();
+    writer
+        .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x BLOB);")
+        .unwrap();
+    let pool = start(writer, &path);
+    let count = |conn: &Connection| {
+        Ok(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get::<_, i64>(0))?)
+    };
+    for stored in 0..20 {
+        assert_eq!(pool.read_now(count).await.unwrap(), stored);
+        pool.write(insert(1)).await.unwrap();
+    }
+    assert_eq!(pool.read_now(count).await.unwrap(), 20);
+}
