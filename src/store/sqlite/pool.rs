@@ -126,9 +126,8 @@ impl Pool {
     /// holds it: SQLite drops a connection's whole page cache when another connection has
     /// committed, so with writes going on every read elsewhere copies its pages in again,
     /// while the writer's cache survives its own commits. There, lookups share one read
-    /// transaction until the next batch or for at most [`SNAPSHOT_AGE`](super::writer_conn::SNAPSHOT_AGE) (beginning and
-    /// ending one takes four `fcntl` locks, a tenth of a lookup), so every commit of this
-    /// process is seen at once and another process's within [`SNAPSHOT_AGE`](super::writer_conn::SNAPSHOT_AGE). Otherwise
+    /// transaction ([`WriterConn`]): this process's commits are seen at once, another
+    /// process's within [`SNAPSHOT_AGE`](super::writer_conn::SNAPSHOT_AGE). Otherwise
     /// it runs on a free inline connection. A read that would wait for a lock fails at
     /// once on either (no busy timeout) and, like any read that finds the database
     /// unavailable or no connection free, goes to the reader threads, which wait as long
@@ -239,7 +238,7 @@ fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committ
         let mut writer = conn.lock().unwrap_or_else(PoisonError::into_inner);
         writer.end_snapshot();
         let conn = &writer.conn;
-        let begun = end_stale_transaction(&conn).and_then(|()| {
+        let begun = end_stale_transaction(conn).and_then(|()| {
             conn.execute_batch("BEGIN IMMEDIATE")
                 .map_err(StoreError::from)
         });
@@ -259,9 +258,9 @@ fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committ
                 continue;
             }
             finishes.push(if job.guarded() {
-                run_in_savepoint(&conn, job)
+                run_in_savepoint(conn, job)
             } else {
-                job.run(&conn).1
+                job.run(conn).1
             });
         }
         let commit = if conn.is_autocommit() {

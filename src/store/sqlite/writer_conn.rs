@@ -1,10 +1,11 @@
 //! The writer's connection as lookups share it between batches. Beginning and ending a
 //! read transaction takes four `fcntl` locks (the database file's shared lock and a WAL
-//! read mark, each taken and released) and SQLite's check of the WAL index: as much as
-//! the lookup itself. Lookups on the writer's connection therefore share one read
-//! transaction, which the writer ends before its next batch (so a lookup sees every
-//! commit of this process at once) and which is renewed after [`SNAPSHOT_AGE`] (so it
-//! sees another process's commits, the command line's, that much later at most).
+//! read mark, each taken and released) and SQLite's check of the WAL index: 4.7 % of a
+//! GET's profile, about what the lookup's own B-tree search costs. Lookups on the
+//! writer's connection therefore share one read transaction, which the writer ends
+//! before its next batch (so a lookup sees every commit of this process at once) and
+//! which is renewed after [`SNAPSHOT_AGE`] (so it sees another process's commits, the
+//! command line's, that much later at most).
 
 use super::connect::BUSY_TIMEOUT;
 use super::pool::exec_cached;
