@@ -18,6 +18,17 @@ fn start(writer: Connection, path: &std::path::Path) -> Arc<Pool> {
     )
 }
 
+/// A WAL database in a temporary directory, with `schema` applied: its directory, path
+/// and the writer's connection.
+fn wal_writer(schema: &str) -> (tempfile::TempDir, std::path::PathBuf, Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let writer = Connection::open(&path).unwrap();
+    writer.pragma_update(None, "journal_mode", "WAL").unwrap();
+    writer.execute_batch(schema).unwrap();
+    (dir, path, writer)
+}
+
 /// Submits one job per input through `submit`, all in one batch of the writer, in this
 /// order (the writer is held busy until every job is queued); their results, in order.
 async fn one_batch<I, F, Fut>(pool: &Arc<Pool>, inputs: [I; 3], submit: F) -> Vec<StoreResult<()>>
@@ -74,12 +85,7 @@ fn insert(blob_len: usize) -> impl FnOnce(&Connection) -> StoreResult<()> + Send
 
 #[tokio::test]
 async fn a_batch_sqlite_rolls_back_itself_is_unavailable_stores_nothing_and_the_writer_recovers() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.db");
-    let writer = Connection::open(&path).unwrap();
-    writer
-        .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x BLOB);")
-        .unwrap();
+    let (_dir, path, writer) = wal_writer("CREATE TABLE t (x BLOB);");
     // A full disk, for this connection: a statement that needs more pages fails with
     // SQLITE_FULL, and SQLite then rolls back the whole transaction.
     let pages: i64 = writer
@@ -126,12 +132,7 @@ async fn a_batch_sqlite_rolls_back_itself_is_unavailable_stores_nothing_and_the_
 /// statement; the other jobs of its batch are stored.
 #[tokio::test]
 async fn a_failed_one_statement_job_leaves_its_batch_intact() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.db");
-    let writer = Connection::open(&path).unwrap();
-    writer
-        .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE u (x INTEGER PRIMARY KEY);")
-        .unwrap();
+    let (_dir, path, writer) = wal_writer("CREATE TABLE u (x INTEGER PRIMARY KEY);");
     let pool = start(writer, &path);
     let results = one_batch(&pool, [1, 1, 2], |pool, x| async move {
         pool.write_one_statement(move |conn| {
@@ -158,12 +159,7 @@ async fn a_failed_one_statement_job_leaves_its_batch_intact() {
 /// write answered by the pool is seen by the next lookup, however recent the snapshot.
 #[tokio::test]
 async fn a_lookup_sees_every_write_the_pool_has_answered() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.db");
-    let writer = Connection::open(&path).unwrap();
-    writer
-        .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x BLOB);")
-        .unwrap();
+    let (_dir, path, writer) = wal_writer("CREATE TABLE t (x BLOB);");
     let pool = start(writer, &path);
     let count = |conn: &Connection| {
         Ok(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get::<_, i64>(0))?)
