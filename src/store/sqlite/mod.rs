@@ -28,6 +28,7 @@ use connect::{connect, Role};
 use pool::Pool;
 use rusqlite::{Connection, Params};
 use std::path::{Path, PathBuf};
+use writer_conn::Snapshot;
 
 const READERS: usize = 4;
 
@@ -129,7 +130,9 @@ impl Store for SqliteStore {
     async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>> {
         let username = username.to_owned();
         self.pool
-            .read_now_latest(move |conn| sites::credential(conn, &username))
+            .read_now(Snapshot::Latest, move |conn| {
+                sites::credential(conn, &username)
+            })
             .await
     }
 
@@ -185,7 +188,9 @@ impl Store for SqliteStore {
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>> {
         let id = id.clone();
         self.pool
-            .read_now(move |conn| invites::of_site(conn, site, &id))
+            .read_now(Snapshot::Shared, move |conn| {
+                invites::of_site(conn, site, &id)
+            })
             .await
     }
 

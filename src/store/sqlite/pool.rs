@@ -13,7 +13,6 @@ use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
 use rusqlite::Connection;
 use std::sync::{Arc, Mutex, PoisonError};
-
 use tokio::sync::oneshot;
 
 /// Jobs taken into one transaction at most; bounds the latency one batch adds.
@@ -131,26 +130,10 @@ impl Pool {
     /// it runs on a free inline connection. A read that would wait for a lock fails at
     /// once on either (no busy timeout) and, like any read that finds the database
     /// unavailable or no connection free, goes to the reader threads, which wait as long
-    /// as the busy timeout allows.
-    pub async fn read_now<T, F>(&self, f: F) -> StoreResult<T>
-    where
-        T: Send + 'static,
-        F: Fn(&Connection) -> StoreResult<T> + Send + 'static,
-    {
-        self.read_now_from(Snapshot::Shared, f).await
-    }
-
-    /// [`Self::read_now`] that also sees every change another process committed before
-    /// it began: for what the command line changes, such as a new site's credentials.
-    pub async fn read_now_latest<T, F>(&self, f: F) -> StoreResult<T>
-    where
-        T: Send + 'static,
-        F: Fn(&Connection) -> StoreResult<T> + Send + 'static,
-    {
-        self.read_now_from(Snapshot::Latest, f).await
-    }
-
-    async fn read_now_from<T, F>(&self, snapshot: Snapshot, f: F) -> StoreResult<T>
+    /// as the busy timeout allows. [`Snapshot::Latest`] also sees every change another
+    /// process committed before the read: for what the command line changes, such as a
+    /// new site's credentials.
+    pub async fn read_now<T, F>(&self, snapshot: Snapshot, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: Fn(&Connection) -> StoreResult<T> + Send + 'static,

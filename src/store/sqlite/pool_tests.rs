@@ -165,8 +165,11 @@ async fn a_lookup_sees_every_write_the_pool_has_answered() {
         Ok(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get::<_, i64>(0))?)
     };
     for stored in 0..20 {
-        assert_eq!(pool.read_now(count).await.unwrap(), stored);
+        assert_eq!(
+            pool.read_now(Snapshot::Shared, count).await.unwrap(),
+            stored
+        );
         pool.write(insert(1)).await.unwrap();
     }
-    assert_eq!(pool.read_now(count).await.unwrap(), 20);
+    assert_eq!(pool.read_now(Snapshot::Shared, count).await.unwrap(), 20);
 }
