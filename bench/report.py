@@ -79,8 +79,10 @@ for (phase, workload, server), (rps, p50, p99, errors) in sorted(summary.items()
         notes.append(f"RSS > {RSS_MIB:g} MiB")
     if phase.endswith("-grown"):
         before = phase[: -len("-grown")]
-        base = summary.get((before, workload, "agegate"))
-        base_ratios = ratios[(before, workload)]
+        # The newest invites compare with the first phase's reads of all it stored.
+        base_workload = "get" if workload == "get-newest" else workload
+        base = summary.get((before, base_workload, "agegate"))
+        base_ratios = ratios[(before, base_workload)]
         if base and base_ratios:
             # Phases run minutes apart, and the machine's speed drifts more than the 10 %
             # in question between them; each phase's ratio to the ceiling of its own

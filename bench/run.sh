@@ -6,7 +6,7 @@
 # RSS per workload, the ratios to the ceiling, and whether each target of BENCHMARKS.md
 # holds. Bounded: every wrk run lasts DURATION seconds; preloads stop at their count.
 #
-#   bash bench/run.sh                        # SQLite at 20 k, then at 1 M; PostgreSQL
+#   bash bench/run.sh                        # SQLite at 20 k, then at 1 M (get, get-newest, create); PostgreSQL
 #   bash bench/run.sh --preload 50000        # stored invites before the first phase
 #   bash bench/run.sh --growth 0 --no-postgres --rounds 1 --duration 5   # quick look
 #   bash bench/run.sh --no-sqlite            # PostgreSQL only
@@ -83,17 +83,24 @@ start_agegate() { # label database-url → AG_PID AG_PORT SITE AUTH, and a ceili
 }
 
 measure() { # phase workload server port ids-file round
-  local out="$work/out/$1.$2.$3.$6" ids=$5
+  local out="$work/out/$1.$2.$3.$6" ids=$5 mode=$2
   # Every run reads PRELOAD ids drawn afresh from all stored: the load generator's cost
   # per request depends on how many distinct ids it sends (bench/wrk/invites.lua), so it
   # is the same in every phase, while the rows they hit spread over the whole table.
-  if (($(wc -l <"$5") > PRELOAD)); then shuf -n "$PRELOAD" "$5" >"$work/ids.run"; ids=$work/ids.run; fi
+  # `get-newest` reads the PRELOAD newest instead (ids sort by creation time): the
+  # invites a site polls while its visitors verify, as many rows as the first phase
+  # reads, in a table of any size.
+  if [[ $2 == get-newest ]]; then
+    mode=get; LC_ALL=C sort "$5" | tail -n "$PRELOAD" >"$work/ids.run"; ids=$work/ids.run
+  elif (($(wc -l <"$5") > PRELOAD)); then
+    shuf -n "$PRELOAD" "$5" >"$work/ids.run"; ids=$work/ids.run
+  fi
   # The database file into the OS page cache, where a server with memory to spare keeps
   # it: this VM pages out file pages unread for a minute (a DAMON `pageout` scheme, see
   # BENCHMARKS.md), and a lookup that then reads the disk stalls the runtime thread.
   if [[ $3 == agegate && -n $DB_FILE ]]; then cat "$DB_FILE"* >/dev/null; fi
   "${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/wrk/invites.lua \
-    "http://127.0.0.1:$4" -- "$2" "$SITE" "$AUTH" "$ids" >"$out"
+    "http://127.0.0.1:$4" -- "$mode" "$SITE" "$AUTH" "$ids" >"$out"
   awk '/Requests\/sec/ {printf "      %-8s %-8s %s req/s\n", w, s, $2}' w="$2" s="$3" "$out"
 }
 
@@ -128,7 +135,7 @@ if [[ $SQLITE == yes ]]; then
   phase sqlite "$work/ids.sqlite" get mixed create
   if ((GROWTH > PRELOAD)); then
     preload "$AG_PORT" $((GROWTH - PRELOAD)) "$work/ids.sqlite"
-    phase sqlite-grown "$work/ids.sqlite" get create
+    phase sqlite-grown "$work/ids.sqlite" get get-newest create
   fi
   stop_servers
   DB_FILE=
