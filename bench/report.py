@@ -94,7 +94,7 @@ for (phase, workload, server), (rps, p50, p99, errors) in sorted(summary.items()
     failed = [n for n in notes if "vs before growth" not in n]
     failures += [f"{phase} {workload}: {n}" for n in failed]
     rows.append(
-        f"| {phase} | {workload} | {ceiling[0] if ceiling else 0:,.0f} | {rps:,.0f} | {ratio:.2f}× "
+        f"| {phase} | {workload} | {ceiling[0] if ceiling else 0:,.0f} | {rps:,.0f} | {ratio:.3f}× "
         f"| {p50:.2f} / {ceiling[1] if ceiling else 0:.2f} | {p99:.2f} / {ceiling[2] if ceiling else 0:.2f} "
         f"| {errors} | {rss:.1f} | {'; '.join(notes) or 'ok'} |"
     )
