@@ -148,9 +148,9 @@ if [[ $POSTGRES == yes ]]; then
   pin_pg=()
   [[ ${#pin_server[@]} -gt 0 ]] && pin_pg=(taskset -c "${PG_CPU:-$SERVER_CPU}")
   as_pg "${pin_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c synchronous_commit=on -c max_connections=100" \
+    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c synchronous_commit=on -c max_connections=100 -c min_wal_size=1GB -c max_wal_size=2GB" \
     start >/dev/null
-  psql -X -q "postgres://postgres@127.0.0.1:$pgport/postgres" -c "CREATE DATABASE bench"
+  psql -X -q "postgres://postgres@127.0.0.1:$pgport/postgres" -c "CREATE DATABASE bench" -f bench/pg_warm.sql
   start_agegate postgres "postgres://postgres@127.0.0.1:$pgport/bench"
   preload "$AG_PORT" "$PRELOAD" "$work/ids.postgres"
   phase postgres "$work/ids.postgres" get create
