@@ -12,7 +12,8 @@
 #   bash bench/run.sh --no-sqlite            # PostgreSQL only
 #
 # Environment: CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1), PG_CPU (PostgreSQL's CPUs;
-# default SERVER_CPU: the service is agegate and its database), KEEP=1 keeps the work dir.
+# default SERVER_CPU: the service is agegate and its database), KEEP=1 keeps the work dir,
+# SETTLE (15: seconds the disk is left to settle before the first phase).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,11 +26,11 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --no-postgres) POSTGRES=no; shift ;;
     --no-sqlite) SQLITE=no; shift ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-for n in "$PRELOAD" "$GROWTH" "$DURATION" "$ROUNDS"; do
+for n in "$PRELOAD" "$GROWTH" "$DURATION" "$ROUNDS" "${SETTLE:-15}"; do
   [[ $n =~ ^[0-9]+$ ]] || { echo "bench: counts must be whole numbers" >&2; exit 2; }
 done
 ((PRELOAD >= 1 && DURATION >= 1 && DURATION <= 600 && ROUNDS >= 1 && GROWTH <= 10000000)) \
@@ -53,6 +54,12 @@ fi
 
 cargo build --release --quiet --bin agegate --example ceiling
 bin=$PWD/target/release/agegate
+# Let the disk settle: on a file system mounted with `discard` (as on this VM) the
+# blocks of files deleted just before (the last run's work directory: a million-invite
+# database, PostgreSQL's WAL) are discarded, and commits in the next seconds stall behind
+# that (create p99 16–18 ms against 4 ms; none after 15 s, BENCHMARKS.md).
+sync
+sleep "${SETTLE:-15}"
 ceiling=$PWD/target/release/examples/ceiling
 
 # On disk, not tmpfs: commits must pay for their fsync as in production.
