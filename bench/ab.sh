@@ -42,7 +42,8 @@ command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
   || { echo "ab: wrk is missing (apt-get install wrk)" >&2; exit 1; }
 
 # A path to a binary is used as it is; anything else is a git revision, built once in a
-# throwaway worktree (sharing target/ so only agegate itself compiles) and kept in target/ab.
+# throwaway worktree (into target/ab/build: dependencies compile once, later revisions
+# only agegate) and kept in target/ab.
 binary() {
   if [[ -f $1 && -x $1 ]]; then realpath "$1"; return; fi
   local sha out tree

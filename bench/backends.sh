@@ -34,7 +34,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 as_pg "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust --no-sync >/dev/null
 pgport=$(free_port)
 as_pg "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
-  -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c max_connections=200 -c min_wal_size=1GB -c max_wal_size=2GB" start >/dev/null
+  -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c max_connections=200" start >/dev/null
 
 start_node() { # database URL → pid and port in NODE_PID, NODE_PORT
   NODE_PORT=$(free_port)

@@ -30,7 +30,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-for n in "$PRELOAD" "$GROWTH" "$DURATION" "$ROUNDS" "${SETTLE:-15}"; do
+SETTLE=${SETTLE:-15}
+for n in "$PRELOAD" "$GROWTH" "$DURATION" "$ROUNDS" "$SETTLE"; do
   [[ $n =~ ^[0-9]+$ ]] || { echo "bench: counts must be whole numbers" >&2; exit 2; }
 done
 ((PRELOAD >= 1 && DURATION >= 1 && DURATION <= 600 && ROUNDS >= 1 && GROWTH <= 10000000)) \
@@ -54,13 +55,13 @@ fi
 
 cargo build --release --quiet --bin agegate --example ceiling
 bin=$PWD/target/release/agegate
+ceiling=$PWD/target/release/examples/ceiling
 # Let the disk settle: on a file system mounted with `discard` (as on this VM) the
 # blocks of files deleted just before (the last run's work directory: a million-invite
 # database, PostgreSQL's WAL) are discarded, and commits in the next seconds stall behind
 # that (create p99 16–18 ms against 4 ms; none after 15 s, BENCHMARKS.md).
 sync
-sleep "${SETTLE:-15}"
-ceiling=$PWD/target/release/examples/ceiling
+sleep "$SETTLE"
 
 # On disk, not tmpfs: commits must pay for their fsync as in production.
 work=$(mktemp -d "${BENCH_DIR:-$PWD/target}/bench.XXXXXX")
@@ -155,7 +156,7 @@ if [[ $POSTGRES == yes ]]; then
   pin_pg=()
   [[ ${#pin_server[@]} -gt 0 ]] && pin_pg=(taskset -c "${PG_CPU:-$SERVER_CPU}")
   as_pg "${pin_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c synchronous_commit=on -c max_connections=100 -c min_wal_size=1GB -c max_wal_size=2GB" \
+    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c synchronous_commit=on -c max_connections=100" \
     start >/dev/null
   psql -X -q "postgres://postgres@127.0.0.1:$pgport/postgres" -c "CREATE DATABASE bench" -f bench/pg_warm.sql
   start_agegate postgres "postgres://postgres@127.0.0.1:$pgport/bench"
