@@ -11,26 +11,30 @@
 #   bash bench/ab.sh HEAD HEAD --pairs 10            # A/A: how far apart equal builds land
 #
 # Options: --workload create|get|mixed (mixed), --pairs N (8), --duration S (4),
-# --preload N (20000). Environment: CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1).
+# --preload N (20000), --reads N (GETs read N ids drawn afresh at random from those
+# stored before every run, as bench/run.sh does; default: all of them). Environment:
+# CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1). Before every run the database file is
+# read once, as bench/run.sh does (this VM pages out file pages left unread for 60 s).
 # Bounded: PAIRS × 2 wrk runs of DURATION seconds, after the preloads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WORKLOAD=mixed PAIRS=8 DURATION=4 PRELOAD=20000 builds=()
+WORKLOAD=mixed PAIRS=8 DURATION=4 PRELOAD=20000 READS=0 builds=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --workload) WORKLOAD=$2; shift 2 ;;
     --pairs) PAIRS=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
     --preload) PRELOAD=$2; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    --reads) READS=$2; shift 2 ;;
+    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "ab: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) builds+=("$1"); shift ;;
   esac
 done
 ((${#builds[@]} == 2)) || { echo "ab: give two builds, A and B (see --help)" >&2; exit 2; }
 [[ $WORKLOAD =~ ^(create|get|mixed)$ ]] || { echo "ab: --workload is create, get or mixed" >&2; exit 2; }
-for n in "$PAIRS" "$DURATION" "$PRELOAD"; do
+for n in "$PAIRS" "$DURATION" "$PRELOAD" "$READS"; do
   [[ $n =~ ^[0-9]+$ ]] || { echo "ab: counts must be whole numbers" >&2; exit 2; }
 done
 ((PAIRS >= 1 && DURATION >= 1 && DURATION <= 600 && PRELOAD >= 1)) \
@@ -85,9 +89,12 @@ for side in a b; do
 done
 
 one() { # side → "req/s p99"
+  local ids=$work/$1/ids
+  if ((READS > 0)); then shuf -n "$READS" "$ids" >"$work/ids.run"; ids=$work/ids.run; fi
+  cat "$work/$1/db" >/dev/null
   sleep 0.3
   "${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/wrk/invites.lua \
-    "http://127.0.0.1:${port[$1]}" -- "$WORKLOAD" "${site[$1]}" "${auth[$1]}" "$work/$1/ids" >"$work/wrk"
+    "http://127.0.0.1:${port[$1]}" -- "$WORKLOAD" "${site[$1]}" "${auth[$1]}" "$ids" >"$work/wrk"
   if grep -q "Non-2xx" "$work/wrk"; then echo "ab: non-2xx answers from $1" >&2; cat "$work/wrk" >&2; exit 1; fi
   echo "$(awk '/Requests\/sec/ {print $2}' "$work/wrk") $(awk '$1 == "99%" {print $2}' "$work/wrk")"
 }

@@ -5,6 +5,7 @@
 
 mod error;
 mod events;
+pub mod invite_cache;
 pub mod listing;
 pub mod postgres;
 pub(crate) mod rows;

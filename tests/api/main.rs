@@ -27,6 +27,7 @@ mod retention;
 mod schemathesis;
 mod site_api;
 mod sqlite_faults;
+mod status_cache;
 mod wallet;
 mod webhook_formats;
 mod webhooks;

@@ -8,12 +8,13 @@ use super::{all, invites, one};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::IDEMPOTENCY_WINDOW_SECS;
 use crate::domain::{InviteId, SiteId};
+use crate::store::invite_cache::InviteCache;
 use crate::store::rows;
 use crate::store::{StoreResult, OLD_SECRET_GRACE_SECS};
 
 /// Erases these invites, their webhook events (delivered or not) with their attempts,
 /// their presentation requests and their idempotency keys.
-fn erase_all(conn: &Connection, ids: &[InviteId]) -> StoreResult<()> {
+fn erase_all(conn: &Connection, cache: &InviteCache, ids: &[InviteId]) -> StoreResult<()> {
     const STATEMENTS: [&str; 5] = [
         "DELETE FROM webhook_attempts
          WHERE event_id IN (SELECT event_id FROM webhook_events WHERE invite_id = ?1)",
@@ -23,6 +24,7 @@ fn erase_all(conn: &Connection, ids: &[InviteId]) -> StoreResult<()> {
         "DELETE FROM invites WHERE invite_id = ?1",
     ];
     for id in ids {
+        cache.changing(id);
         for sql in STATEMENTS {
             conn.prepare_cached(sql)?.execute([id.as_str()])?;
         }
@@ -31,23 +33,33 @@ fn erase_all(conn: &Connection, ids: &[InviteId]) -> StoreResult<()> {
 }
 
 /// `false` when the site has no such invite.
-pub fn erase(conn: &Connection, site: SiteId, id: &InviteId) -> StoreResult<bool> {
+pub fn erase(
+    conn: &Connection,
+    cache: &InviteCache,
+    site: SiteId,
+    id: &InviteId,
+) -> StoreResult<bool> {
     let Some(found) = invites::of_site(conn, site, id)? else {
         return Ok(false);
     };
-    erase_all(conn, &[found.id])?;
+    erase_all(conn, cache, &[found.id])?;
     Ok(true)
 }
 
 /// Up to `limit` invites settled (verified or expired) before `before`.
-pub fn erase_settled(conn: &Connection, before: UnixTime, limit: usize) -> StoreResult<usize> {
+pub fn erase_settled(
+    conn: &Connection,
+    cache: &InviteCache,
+    before: UnixTime,
+    limit: usize,
+) -> StoreResult<usize> {
     let ids = all(
         conn,
         "SELECT invite_id FROM invites WHERE settled_at < ?1 ORDER BY settled_at LIMIT ?2",
         params![before, bigint(limit)],
         rows::invite_id_only,
     )?;
-    erase_all(conn, &ids)?;
+    erase_all(conn, cache, &ids)?;
     Ok(ids.len())
 }
 
@@ -91,6 +103,7 @@ pub fn begin_site_delete(conn: &Connection, site: SiteId) -> StoreResult<bool> {
 /// the site itself with its webhook secrets. Returns how many invites went.
 pub fn erase_site_invites(
     conn: &Connection,
+    cache: &InviteCache,
     site: SiteId,
     limit: Option<usize>,
 ) -> StoreResult<usize> {
@@ -101,7 +114,7 @@ pub fn erase_site_invites(
         params![site.to_string(), batch],
         rows::invite_id_only,
     )?;
-    erase_all(conn, &ids)?;
+    erase_all(conn, cache, &ids)?;
     if limit.is_none() {
         for sql in [
             "DELETE FROM credentials WHERE site_id = ?1",

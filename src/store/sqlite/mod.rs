@@ -14,6 +14,7 @@ mod sites;
 mod webhooks;
 mod writer_conn;
 
+use super::invite_cache::{self, InviteCache, Lookup};
 use super::rows::Columns;
 use super::{
     AfterAttempt, AnswerOutcome, Attempt, CancelOutcome, CreateOutcome, CredentialRecord, DueEvent,
@@ -28,6 +29,8 @@ use connect::{connect, Role};
 use pool::Pool;
 use rusqlite::{Connection, Params};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
 use writer_conn::Snapshot;
 
 const READERS: usize = 4;
@@ -41,6 +44,8 @@ pub fn path_of(database_url: &str) -> Option<&str> {
 
 pub struct SqliteStore {
     pool: Pool,
+    /// Invites read lately; every write of an invite passes it to the SQL that changes it.
+    cache: Arc<InviteCache>,
 }
 
 impl SqliteStore {
@@ -67,14 +72,18 @@ impl SqliteStore {
         let inline = (0..std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
             .map(|_| connect(path, Role::Inline))
             .collect::<StoreResult<Vec<_>>>()?;
-        let pool = Pool::start(pool::Connections {
-            writer,
-            readers,
-            inline,
-            checkpointer: connect(path, Role::Checkpointer)?,
-        })
-        .map_err(|e| StoreError::Database(std::sync::Arc::new(e)))?;
-        Ok(Self { pool })
+        let cache = Arc::new(InviteCache::new(invite_cache::CAPACITY));
+        let pool = Pool::start(
+            pool::Connections {
+                writer,
+                readers,
+                inline,
+                checkpointer: connect(path, Role::Checkpointer)?,
+            },
+            cache.clone(),
+        )
+        .map_err(|e| StoreError::Database(Arc::new(e)))?;
+        Ok(Self { pool, cache })
     }
 }
 
@@ -172,26 +181,37 @@ impl Store for SqliteStore {
         id: &InviteId,
         now: UnixTime,
     ) -> StoreResult<CancelOutcome> {
-        let id = id.clone();
+        let (id, cache) = (id.clone(), self.cache.clone());
         self.pool
-            .write(move |conn| invites::cancel(conn, site, &id, now))
+            .write(move |conn| invites::cancel(conn, &cache, site, &id, now))
             .await
     }
 
     async fn erase_invite(&self, site: SiteId, id: &InviteId) -> StoreResult<bool> {
-        let id = id.clone();
+        let (id, cache) = (id.clone(), self.cache.clone());
         self.pool
-            .write(move |conn| erasure::erase(conn, site, &id))
+            .write(move |conn| erasure::erase(conn, &cache, site, &id))
             .await
     }
 
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>> {
+        // Status polls: served from the cache when it has the invite (see
+        // `invite_cache` for why that is never older than what was answered).
+        let ticket = match self.cache.lookup(site, id, Instant::now()) {
+            Lookup::Hit(record) => return Ok(Some(record)),
+            Lookup::Miss(ticket) => ticket,
+        };
         let id = id.clone();
-        self.pool
+        let found = self
+            .pool
             .read_now(Snapshot::Shared, move |conn| {
                 invites::of_site(conn, site, &id)
             })
-            .await
+            .await?;
+        if let Some(record) = &found {
+            self.cache.fill(ticket, record.clone());
+        }
+        Ok(found)
     }
 
     async fn verify_invite(
@@ -200,9 +220,9 @@ impl Store for SqliteStore {
         method: VerifyMethod,
         now: UnixTime,
     ) -> StoreResult<VerifyOutcome> {
-        let id = id.clone();
+        let (id, cache) = (id.clone(), self.cache.clone());
         self.pool
-            .write(move |conn| invites::verify(conn, &id, method, now))
+            .write(move |conn| invites::verify(conn, &cache, &id, method, now))
             .await
     }
 
@@ -252,15 +272,16 @@ impl Store for SqliteStore {
         state: &str,
         now: UnixTime,
     ) -> StoreResult<AnswerOutcome> {
-        let (invite, state) = (invite.clone(), state.to_owned());
+        let (invite, state, cache) = (invite.clone(), state.to_owned(), self.cache.clone());
         self.pool
-            .write(move |conn| presentations::answer(conn, &invite, &state, now))
+            .write(move |conn| presentations::answer(conn, &cache, &invite, &state, now))
             .await
     }
 
     async fn expire_due(&self, now: UnixTime, limit: usize) -> StoreResult<usize> {
+        let cache = self.cache.clone();
         self.pool
-            .write(move |conn| webhooks::expire_due(conn, now, limit))
+            .write(move |conn| webhooks::expire_due(conn, &cache, now, limit))
             .await
     }
 
@@ -313,8 +334,9 @@ impl Store for SqliteStore {
     }
 
     async fn erase_settled(&self, before: UnixTime, limit: usize) -> StoreResult<usize> {
+        let cache = self.cache.clone();
         self.pool
-            .write(move |conn| erasure::erase_settled(conn, before, limit))
+            .write(move |conn| erasure::erase_settled(conn, &cache, before, limit))
             .await
     }
 
@@ -331,8 +353,9 @@ impl Store for SqliteStore {
     }
 
     async fn erase_site_invites(&self, site: SiteId, limit: Option<usize>) -> StoreResult<usize> {
+        let cache = self.cache.clone();
         self.pool
-            .write(move |conn| erasure::erase_site_invites(conn, site, limit))
+            .write(move |conn| erasure::erase_site_invites(conn, &cache, site, limit))
             .await
     }
 

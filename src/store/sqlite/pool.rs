@@ -9,6 +9,7 @@
 use super::checkpoint::{self, Committed};
 use super::queue::{Pushed, Queue, WakeOnDrop};
 use super::writer_conn::{Snapshot, WriterConn};
+use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
 use rusqlite::Connection;
@@ -85,7 +86,9 @@ pub struct Pool {
 
 impl Pool {
     /// Starts the writer, one reader thread per reader connection, and the checkpointer.
-    pub fn start(connections: Connections) -> std::io::Result<Self> {
+    /// The writer tells `cache` when a batch has ended, and its connection's lookups
+    /// check for other processes' commits on its behalf.
+    pub fn start(connections: Connections, cache: Arc<InviteCache>) -> std::io::Result<Self> {
         let Connections {
             writer,
             readers,
@@ -95,11 +98,11 @@ impl Pool {
         let committed = checkpoint::start(checkpointer)?;
         let queue = Arc::new(Queue::new());
         let jobs = queue.clone();
-        let write_conn = Arc::new(Mutex::new(WriterConn::new(writer)));
+        let write_conn = Arc::new(Mutex::new(WriterConn::new(writer, cache.clone())));
         let conn = write_conn.clone();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || write_loop(&conn, &jobs, committed))?;
+            .spawn(move || write_loop(&conn, &jobs, committed, &cache))?;
         let (rtx, rrx) = crossbeam_channel::unbounded::<ReadJob>();
         for (i, conn) in readers.into_iter().enumerate() {
             let rrx = rrx.clone();
@@ -214,7 +217,12 @@ impl Pool {
     }
 }
 
-fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committed: Committed) {
+fn write_loop(
+    conn: &Mutex<WriterConn>,
+    jobs: &Queue<Box<dyn WriteJob>>,
+    committed: Committed,
+    cache: &InviteCache,
+) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut finishes: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
     while jobs.take(&mut batch, MAX_BATCH) {
@@ -257,6 +265,8 @@ fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committ
                 let _ = conn.execute_batch("ROLLBACK");
             }
         }
+        // Committed or not, the batch is over: the invites it changed may be read again.
+        cache.batch_ended();
         drop(writer);
         if commit.is_ok() {
             committed.notify();

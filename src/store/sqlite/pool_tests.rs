@@ -8,12 +8,15 @@ use std::time::Duration;
 fn start(writer: Connection, path: &std::path::Path) -> Arc<Pool> {
     let open = || Connection::open(path).unwrap();
     Arc::new(
-        Pool::start(Connections {
-            writer,
-            readers: vec![open()],
-            inline: vec![open()],
-            checkpointer: open(),
-        })
+        Pool::start(
+            Connections {
+                writer,
+                readers: vec![open()],
+                inline: vec![open()],
+                checkpointer: open(),
+            },
+            Arc::new(InviteCache::new(16)),
+        )
         .unwrap(),
     )
 }

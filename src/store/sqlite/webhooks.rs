@@ -8,6 +8,7 @@ use super::{all, invites};
 use crate::clock::UnixTime;
 use crate::domain::webhook::{new_event_id, EventType};
 use crate::domain::{InviteId, SiteId, Status, WebhookFormat, WebhookSecret};
+use crate::store::invite_cache::InviteCache;
 use crate::store::rows::{self, ATTEMPT_COLUMNS, DUE_EVENT_COLUMNS, EVENT_COLUMNS};
 use crate::store::{
     AfterAttempt, Attempt, DueEvent, EventRecord, StoreResult, OLD_SECRET_GRACE_SECS,
@@ -59,7 +60,12 @@ pub(super) fn sweep_sql() -> String {
 
 /// Pending invites whose time has come (by [`Status::at`]: at `expires_at` exactly)
 /// become expired, each with its `invite.expired` event.
-pub fn expire_due(conn: &Connection, now: UnixTime, limit: usize) -> StoreResult<usize> {
+pub fn expire_due(
+    conn: &Connection,
+    cache: &InviteCache,
+    now: UnixTime,
+    limit: usize,
+) -> StoreResult<usize> {
     let sql = sweep_sql();
     let due = all(
         conn,
@@ -69,7 +75,7 @@ pub fn expire_due(conn: &Connection, now: UnixTime, limit: usize) -> StoreResult
     )?;
     for invite in &due {
         debug_assert_eq!(invite.status_at(now), Status::Expired);
-        invites::write_expired(conn, invite, invite.expires_at, now)?;
+        invites::write_expired(conn, cache, invite, invite.expires_at, now)?;
     }
     Ok(due.len())
 }

@@ -5,12 +5,15 @@
 //! writer's connection therefore share one read transaction, which the writer ends
 //! before its next batch (so a lookup sees every commit of this process at once) and
 //! which is renewed after [`SNAPSHOT_AGE`] (so it sees another process's commits, the
-//! command line's, that much later at most).
+//! command line's, that much later at most). Each new read transaction also checks
+//! whether another process has committed, for the invite cache ([`InviteCache`]).
 
 use super::connect::BUSY_TIMEOUT;
 use super::pool::exec_cached;
+use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
 use rusqlite::Connection;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Which read transaction a lookup on the writer's connection may use.
@@ -33,18 +36,24 @@ pub struct WriterConn {
     snapshot: Option<Instant>,
     /// How long that transaction serves lookups: [`SNAPSHOT_AGE`] but in tests.
     max_age: Duration,
+    cache: Arc<InviteCache>,
+    /// SQLite's `data_version` at the last check: it changes when another connection (in
+    /// this process only the writer writes, so another process) has committed.
+    data_version: Option<i64>,
 }
 
 impl WriterConn {
-    pub fn new(conn: Connection) -> Self {
-        Self::with_max_age(conn, SNAPSHOT_AGE)
+    pub fn new(conn: Connection, cache: Arc<InviteCache>) -> Self {
+        Self::with_max_age(conn, cache, SNAPSHOT_AGE)
     }
 
-    fn with_max_age(conn: Connection, max_age: Duration) -> Self {
+    fn with_max_age(conn: Connection, cache: Arc<InviteCache>, max_age: Duration) -> Self {
         Self {
             conn,
             snapshot: None,
             max_age,
+            cache,
+            data_version: None,
         }
     }
 
@@ -70,7 +79,7 @@ impl WriterConn {
             }
             self.snapshot = Some(now);
             // Deferred: the first read takes the lock, and fails at once if it would wait.
-            if exec_cached(&self.conn, "BEGIN").is_err() {
+            if exec_cached(&self.conn, "BEGIN").is_err() || self.check_data_version(now).is_err() {
                 self.end_snapshot();
                 return None;
             }
@@ -80,6 +89,22 @@ impl WriterConn {
             self.end_snapshot();
         }
         (!matches!(result, Err(StoreError::Unavailable(_)))).then_some(result)
+    }
+
+    /// Starts the read transaction (a pragma that reads the database header) and tells
+    /// the cache whether another process has committed since the last check.
+    fn check_data_version(&mut self, begun: Instant) -> rusqlite::Result<()> {
+        let version: i64 = self
+            .conn
+            .prepare_cached("PRAGMA data_version")?
+            .query_row([], |r| r.get(0))?;
+        if self.data_version != Some(version) {
+            // The first check also empties it: reads before it went unchecked.
+            self.cache.external_change();
+            self.data_version = Some(version);
+        }
+        self.cache.checked(begun);
+        Ok(())
     }
 
     /// Ends the shared read transaction, if one is open, and gives the connection its
@@ -110,7 +135,11 @@ mod tests {
         let other = Connection::open(&path).unwrap();
         (
             dir,
-            WriterConn::with_max_age(writer, Duration::from_secs(3600)),
+            WriterConn::with_max_age(
+                writer,
+                Arc::new(InviteCache::new(16)),
+                Duration::from_secs(3600),
+            ),
             other,
         )
     }
@@ -193,5 +222,51 @@ mod tests {
             BUSY_TIMEOUT.as_millis() as i64
         );
         assert_eq!(writer.read(Snapshot::Shared, &count).unwrap().unwrap(), 0);
+    }
+
+    #[test]
+    fn another_processes_commit_empties_the_invite_cache_and_the_writers_own_do_not() {
+        use crate::domain::invite::Status;
+        use crate::domain::{InviteId, SiteId};
+        use crate::store::invite_cache::Lookup;
+        use crate::store::InviteRecord;
+        let (_dir, mut writer, other) = open();
+        let record = InviteRecord {
+            id: InviteId::generate(1_700_000_000_000),
+            site_id: SiteId::generate(),
+            custom_id: None,
+            stored_status: Status::Pending,
+            created_at: 1_700_000_000,
+            expires_at: 1_700_086_400,
+            method: None,
+        };
+        let cache = writer.cache.clone();
+        let kept = |cache: &InviteCache| {
+            matches!(
+                cache.lookup(record.site_id, &record.id, Instant::now()),
+                Lookup::Hit(_)
+            )
+        };
+        assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 0);
+        let Lookup::Miss(ticket) = cache.lookup(record.site_id, &record.id, Instant::now()) else {
+            panic!("an empty cache")
+        };
+        cache.fill(ticket, record.clone());
+        assert!(kept(&cache));
+
+        writer.end_snapshot();
+        writer
+            .conn
+            .execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES (1); COMMIT;")
+            .unwrap();
+        assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 1);
+        assert!(
+            kept(&cache),
+            "the writer's own commit changes no data_version"
+        );
+
+        other.execute("INSERT INTO t VALUES (2)", []).unwrap();
+        assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
+        assert!(!kept(&cache), "another process's commit empties it");
     }
 }

@@ -1,0 +1,143 @@
+//! The invites whose status was read lately, kept in memory for the next read of the
+//! same invite: sites poll an invite's status several times while its visitor verifies,
+//! and an entry costs a few hundred bytes where the page holding the row costs 4 KiB of
+//! SQLite's page cache (at a million invites a status read otherwise copies its leaf
+//! page in from the OS). Only the SQLite backend uses it: one process owns the writes,
+//! so it sees each change as it commits. No I/O here.
+//!
+//! Coherence, the one rule that matters: a read never returns a record older than a
+//! change this process has committed, nor one another process committed more than
+//! [`FRESH_FOR`] ago.
+//! - A write job that changes or erases an invite calls [`InviteCache::changing`] inside
+//!   its transaction (the entry goes, and none is added until the batch ends); the writer
+//!   calls [`InviteCache::batch_ended`] after the commit (or rollback), before it answers
+//!   anyone: the entries go again and the epoch moves on.
+//! - A read that misses takes a [`Ticket`] (the epoch) before it reads the database, and
+//!   its record is kept only if no batch has changed an invite since: a read that began
+//!   before a commit may have seen the old row.
+//! - Another process's commits: the reads on the writer's connection check SQLite's
+//!   `data_version` whenever they begin a read transaction and call
+//!   [`InviteCache::checked`]; entries serve reads for [`FRESH_FOR`] after the last check
+//!   only, and a change found empties the cache ([`InviteCache::external_change`]).
+
+use super::InviteRecord;
+use crate::domain::{InviteId, SiteId};
+use hashlink::LruCache;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How many invites are kept at most (the least recently read go first): about 15 MiB.
+pub const CAPACITY: usize = 65_536;
+
+/// How long after the last check for other processes' commits entries serve reads: as
+/// late as the writer's shared read transaction sees such a commit.
+pub const FRESH_FOR: Duration = Duration::from_millis(2);
+
+pub struct InviteCache {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    records: LruCache<InviteId, InviteRecord>,
+    /// Moves on after every batch that changed invites, and after another process's
+    /// commit was found.
+    epoch: u64,
+    /// The invites the running batch changes: their entries stay out until it ends.
+    changing: Vec<InviteId>,
+    /// When the database was last checked for other processes' commits.
+    checked_at: Option<Instant>,
+}
+
+/// What a read that missed brings back to [`InviteCache::fill`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticket(u64);
+
+#[derive(Debug, PartialEq)]
+pub enum Lookup {
+    Hit(InviteRecord),
+    /// Read the database, then [`InviteCache::fill`] with this ticket.
+    Miss(Ticket),
+}
+
+impl InviteCache {
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            inner: Mutex::new(Inner {
+                records: LruCache::new(capacity),
+                epoch: 0,
+                changing: Vec::new(),
+                checked_at: None,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The invite `id` of `site`, if it is kept and the last check for other processes'
+    /// commits is recent enough at `now`.
+    pub fn lookup(&self, site: SiteId, id: &InviteId, now: Instant) -> Lookup {
+        let mut inner = self.lock();
+        let fresh = inner
+            .checked_at
+            .is_some_and(|at| now.saturating_duration_since(at) <= FRESH_FOR);
+        if fresh {
+            if let Some(record) = inner.records.get(id).filter(|r| r.site_id == site) {
+                return Lookup::Hit(record.clone());
+            }
+        }
+        Lookup::Miss(Ticket(inner.epoch))
+    }
+
+    /// Keeps `record`, read from the database after `ticket` was taken, unless a batch
+    /// has changed invites since (or is changing some now).
+    pub fn fill(&self, ticket: Ticket, record: InviteRecord) {
+        let mut inner = self.lock();
+        if inner.epoch == ticket.0 && inner.changing.is_empty() {
+            inner.records.insert(record.id.clone(), record);
+        }
+    }
+
+    /// Inside a write transaction: the invite `id` changes or goes.
+    pub fn changing(&self, id: &InviteId) {
+        let mut inner = self.lock();
+        inner.records.remove(id);
+        inner.changing.push(id.clone());
+    }
+
+    /// After the batch's commit or rollback, before its jobs are answered.
+    pub fn batch_ended(&self) {
+        let mut inner = self.lock();
+        if inner.changing.is_empty() {
+            return;
+        }
+        let Inner {
+            records, changing, ..
+        } = &mut *inner;
+        for id in changing.drain(..) {
+            records.remove(&id);
+        }
+        inner.epoch += 1;
+    }
+
+    /// The database was checked for other processes' commits at `at` (the start of the
+    /// read transaction that checked).
+    pub fn checked(&self, at: Instant) {
+        let mut inner = self.lock();
+        if inner.checked_at.map_or(true, |last| last < at) {
+            inner.checked_at = Some(at);
+        }
+    }
+
+    /// Another process committed: nothing kept can be trusted.
+    pub fn external_change(&self) {
+        let mut inner = self.lock();
+        inner.records.clear();
+        inner.epoch += 1;
+    }
+}
+
+#[cfg(test)]
+#[path = "invite_cache_tests.rs"]
+mod tests;

@@ -1,0 +1,202 @@
+use super::*;
+use crate::domain::invite::Status;
+
+fn record(site: SiteId, stored: Status) -> InviteRecord {
+    InviteRecord {
+        id: InviteId::generate(1_700_000_000_000),
+        site_id: site,
+        custom_id: None,
+        stored_status: stored,
+        created_at: 1_700_000_000,
+        expires_at: 1_700_086_400,
+        method: None,
+    }
+}
+
+/// A cache checked for other processes' commits at `at`.
+fn checked_cache(capacity: usize, at: Instant) -> InviteCache {
+    let cache = InviteCache::new(capacity);
+    cache.checked(at);
+    cache
+}
+
+fn ticket(lookup: Lookup) -> Ticket {
+    match lookup {
+        Lookup::Miss(t) => t,
+        Lookup::Hit(r) => panic!("expected a miss, got {r:?}"),
+    }
+}
+
+#[test]
+fn a_record_read_after_a_miss_serves_the_next_read() {
+    let now = Instant::now();
+    let cache = checked_cache(8, now);
+    let r = record(SiteId::generate(), Status::Pending);
+    let t = ticket(cache.lookup(r.site_id, &r.id, now));
+    cache.fill(t, r.clone());
+    assert_eq!(cache.lookup(r.site_id, &r.id, now), Lookup::Hit(r));
+}
+
+#[test]
+fn another_sites_read_of_a_kept_invite_misses() {
+    let now = Instant::now();
+    let cache = checked_cache(8, now);
+    let r = record(SiteId::generate(), Status::Pending);
+    cache.fill(ticket(cache.lookup(r.site_id, &r.id, now)), r.clone());
+    assert!(matches!(
+        cache.lookup(SiteId::generate(), &r.id, now),
+        Lookup::Miss(_)
+    ));
+}
+
+#[test]
+fn nothing_is_served_until_the_database_was_checked_for_other_processes_commits() {
+    let now = Instant::now();
+    let cache = InviteCache::new(8);
+    let r = record(SiteId::generate(), Status::Pending);
+    cache.fill(ticket(cache.lookup(r.site_id, &r.id, now)), r.clone());
+    assert!(matches!(
+        cache.lookup(r.site_id, &r.id, now),
+        Lookup::Miss(_)
+    ));
+    cache.checked(now);
+    assert_eq!(cache.lookup(r.site_id, &r.id, now), Lookup::Hit(r));
+}
+
+#[test]
+fn entries_serve_reads_only_for_fresh_for_after_the_last_check() {
+    let at = Instant::now();
+    let cache = checked_cache(8, at);
+    let r = record(SiteId::generate(), Status::Pending);
+    cache.fill(ticket(cache.lookup(r.site_id, &r.id, at)), r.clone());
+    assert!(matches!(
+        cache.lookup(r.site_id, &r.id, at + FRESH_FOR),
+        Lookup::Hit(_)
+    ));
+    let late = at + FRESH_FOR + Duration::from_micros(1);
+    assert!(matches!(
+        cache.lookup(r.site_id, &r.id, late),
+        Lookup::Miss(_)
+    ));
+    // An older check does not move the last one back.
+    cache.checked(at - Duration::from_millis(1));
+    cache.checked(late);
+    assert!(matches!(
+        cache.lookup(r.site_id, &r.id, late),
+        Lookup::Hit(_)
+    ));
+}
+
+#[test]
+fn a_change_removes_the_entry_at_once() {
+    let now = Instant::now();
+    let cache = checked_cache(8, now);
+    let r = record(SiteId::generate(), Status::Pending);
+    cache.fill(ticket(cache.lookup(r.site_id, &r.id, now)), r.clone());
+    cache.changing(&r.id);
+    assert!(matches!(
+        cache.lookup(r.site_id, &r.id, now),
+        Lookup::Miss(_)
+    ));
+}
+
+#[test]
+fn a_read_that_missed_before_a_batch_changed_invites_is_not_kept() {
+    let now = Instant::now();
+    let cache = checked_cache(8, now);
+    let old = record(SiteId::generate(), Status::Pending);
+    let t = ticket(cache.lookup(old.site_id, &old.id, now));
+    // The read saw the old row; meanwhile a batch verified the invite and committed.
+    cache.changing(&old.id);
+    cache.batch_ended();
+    cache.fill(t, old.clone());
+    assert!(matches!(
+        cache.lookup(old.site_id, &old.id, now),
+        Lookup::Miss(_)
+    ));
+    // A read that begins after the commit is kept.
+    let new = InviteRecord {
+        stored_status: Status::Verified,
+        ..old.clone()
+    };
+    cache.fill(ticket(cache.lookup(old.site_id, &old.id, now)), new.clone());
+    assert_eq!(cache.lookup(old.site_id, &old.id, now), Lookup::Hit(new));
+}
+
+#[test]
+fn nothing_is_kept_while_a_batch_is_changing_invites() {
+    let now = Instant::now();
+    let cache = checked_cache(8, now);
+    let changed = record(SiteId::generate(), Status::Pending);
+    let other = record(SiteId::generate(), Status::Pending);
+    cache.changing(&changed.id);
+    // A read during the batch, of the changed invite or of any other, begun before the
+    // commit: the old row of the changed one must not come back after the commit.
+    let t = ticket(cache.lookup(changed.site_id, &changed.id, now));
+    cache.fill(t, changed.clone());
+    cache.fill(t, other.clone());
+    assert!(matches!(
+        cache.lookup(changed.site_id, &changed.id, now),
+        Lookup::Miss(_)
+    ));
+    assert!(matches!(
+        cache.lookup(other.site_id, &other.id, now),
+        Lookup::Miss(_)
+    ));
+    cache.batch_ended();
+    cache.fill(t, changed.clone());
+    assert!(matches!(
+        cache.lookup(changed.site_id, &changed.id, now),
+        Lookup::Miss(_)
+    ));
+}
+
+#[test]
+fn batches_that_change_no_invite_leave_reads_in_flight_alone() {
+    let now = Instant::now();
+    let cache = checked_cache(8, now);
+    let r = record(SiteId::generate(), Status::Pending);
+    let t = ticket(cache.lookup(r.site_id, &r.id, now));
+    cache.batch_ended(); // a batch of creates only
+    cache.fill(t, r.clone());
+    assert_eq!(cache.lookup(r.site_id, &r.id, now), Lookup::Hit(r));
+}
+
+#[test]
+fn another_processes_commit_empties_the_cache_and_voids_reads_in_flight() {
+    let now = Instant::now();
+    let cache = checked_cache(8, now);
+    let kept = record(SiteId::generate(), Status::Pending);
+    cache.fill(
+        ticket(cache.lookup(kept.site_id, &kept.id, now)),
+        kept.clone(),
+    );
+    let other = record(SiteId::generate(), Status::Pending);
+    let t = ticket(cache.lookup(other.site_id, &other.id, now));
+    cache.external_change();
+    cache.fill(t, other.clone());
+    assert!(matches!(
+        cache.lookup(kept.site_id, &kept.id, now),
+        Lookup::Miss(_)
+    ));
+    assert!(matches!(
+        cache.lookup(other.site_id, &other.id, now),
+        Lookup::Miss(_)
+    ));
+}
+
+#[test]
+fn the_least_recently_read_go_first_beyond_capacity() {
+    let now = Instant::now();
+    let cache = checked_cache(2, now);
+    let site = SiteId::generate();
+    let [a, b, c] = [0; 3].map(|_| record(site, Status::Pending));
+    for r in [&a, &b] {
+        cache.fill(ticket(cache.lookup(site, &r.id, now)), r.clone());
+    }
+    assert!(matches!(cache.lookup(site, &a.id, now), Lookup::Hit(_)));
+    cache.fill(ticket(cache.lookup(site, &c.id, now)), c.clone());
+    assert!(matches!(cache.lookup(site, &a.id, now), Lookup::Hit(_)));
+    assert!(matches!(cache.lookup(site, &b.id, now), Lookup::Miss(_)));
+    assert!(matches!(cache.lookup(site, &c.id, now), Lookup::Hit(_)));
+}

@@ -1,0 +1,92 @@
+//! Status reads never answer older than a change already made: the SQLite backend keeps
+//! lately read invites in memory (`store::invite_cache`), so every way an invite changes
+//! is read back at once on the same server, and within milliseconds on another server
+//! sharing the file. On PostgreSQL the same rules hold without a cache.
+
+use crate::helpers::{assert_error, cli_site, client, spawn_app, temp_db, ServerProcess, TestSite};
+use serde_json::Value;
+use std::time::Duration;
+
+#[tokio::test]
+async fn a_status_read_after_a_verification_cancel_or_erase_shows_it_at_once() {
+    let app = spawn_app().await;
+    let site = app.create_site().await;
+    for _ in 0..20 {
+        let verified = app.new_invite_id(&site, None).await;
+        let cancelled = app.new_invite_id(&site, None).await;
+        let erased = app.new_invite_id(&site, None).await;
+        for id in [&verified, &cancelled, &erased] {
+            // Read twice: the second read is the one a cache would answer.
+            for _ in 0..2 {
+                assert_eq!(app.status_record(&site, id).await["status"], "pending");
+            }
+        }
+        assert_eq!(app.verify(&verified).await.status(), 200);
+        assert_eq!(
+            app.status_record(&site, &verified).await["status"],
+            "verified"
+        );
+        assert_eq!(app.cancel(&site, &cancelled).await.status(), 200);
+        assert_eq!(
+            app.status_record(&site, &cancelled).await["status"],
+            "expired"
+        );
+        assert_eq!(app.erase(&site, &erased).await.status(), 204);
+        assert_error(app.get_invite(&site, &erased).await, 404, 40401).await;
+    }
+}
+
+#[tokio::test]
+async fn another_sites_status_read_of_a_read_invite_is_404() {
+    let app = spawn_app().await;
+    let (mine, theirs) = (app.create_site().await, app.create_site().await);
+    let id = app.new_invite_id(&mine, None).await;
+    assert_eq!(app.status_record(&mine, &id).await["status"], "pending");
+    assert_error(app.get_invite(&theirs, &id).await, 404, 40401).await;
+}
+
+async fn status(node: &ServerProcess, site: &TestSite, id: &str) -> (u16, Value) {
+    let resp = client()
+        .get(format!(
+            "{}/v1/website/{}/invite/{id}",
+            node.base, site.site_id
+        ))
+        .basic_auth(&site.username, Some(&site.password))
+        .send()
+        .await
+        .unwrap();
+    (resp.status().as_u16(), resp.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_status_read_shows_what_another_server_on_the_same_database_changed() {
+    let (_dir, db) = temp_db();
+    let flags = ["--verifier-token", crate::helpers::VERIFIER_TOKEN];
+    let (a, b) = (
+        ServerProcess::start(&db, &flags),
+        ServerProcess::start(&db, &flags),
+    );
+    let (site, _) = cli_site(&db, &[]);
+    let other = a.new_invite(&site, None).await["inviteId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for _ in 0..10 {
+        let id = a.new_invite(&site, None).await["inviteId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        for _ in 0..3 {
+            let (code, body) = status(&b, &site, &id).await;
+            assert_eq!((code, body[0]["status"].as_str()), (200, Some("pending")));
+        }
+        assert_eq!(a.verify(&id).await.status(), 200);
+        // Another process's commit shows within milliseconds (the cache's FRESH_FOR,
+        // 2 ms). The read of another invite first is the one that looks for other
+        // processes' commits: what `b` kept of `id` from before must not outlive it.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(status(&b, &site, &other).await.0, 200);
+        let (code, body) = status(&b, &site, &id).await;
+        assert_eq!((code, body[0]["status"].as_str()), (200, Some("verified")));
+    }
+}
