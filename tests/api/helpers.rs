@@ -378,6 +378,19 @@ impl ServerProcess {
         resp.json().await.unwrap()
     }
 
+    /// The status API's read of one invite, on this server.
+    pub async fn get_invite(&self, site: &TestSite, invite_id: &str) -> reqwest::Response {
+        client()
+            .get(format!(
+                "{}/v1/website/{}/invite/{invite_id}",
+                self.base, site.site_id
+            ))
+            .basic_auth(&site.username, Some(&site.password))
+            .send()
+            .await
+            .unwrap()
+    }
+
     /// Reports an invite verified to this server (started with `--verifier-token`).
     pub async fn verify(&self, invite_id: &str) -> reqwest::Response {
         client()

@@ -20,15 +20,7 @@ fn now() -> i64 {
 }
 
 async fn status(node: &ServerProcess, site: &TestSite, id: &str) -> Value {
-    let resp = client()
-        .get(format!(
-            "{}/v1/website/{}/invite/{id}",
-            node.base, site.site_id
-        ))
-        .basic_auth(&site.username, Some(&site.password))
-        .send()
-        .await
-        .unwrap();
+    let resp = node.get_invite(site, id).await;
     assert_eq!(resp.status(), 200);
     resp.json::<Value>().await.unwrap()[0].clone()
 }

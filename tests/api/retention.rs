@@ -248,28 +248,11 @@ async fn site_delete_erases_the_site_and_everything_it_owns() {
     assert_eq!(gateway.status(), 404);
     // Its credentials are refused (after the server's 2 s credential cache).
     tokio::time::sleep(Duration::from_millis(2100)).await;
-    let resp = client()
-        .get(format!(
-            "{}/v1/website/{}/invite/{id}",
-            server.base, site.site_id
-        ))
-        .basic_auth(&site.username, Some(&site.password))
-        .send()
-        .await
-        .unwrap();
-    assert_error(resp, 401, 40102).await;
+    assert_error(server.get_invite(&site, id).await, 401, 40102).await;
     // The other site is untouched.
-    let resp = client()
-        .get(format!(
-            "{}/v1/website/{}/invite/{}",
-            server.base,
-            other.site_id,
-            other_invite["inviteId"].as_str().unwrap()
-        ))
-        .basic_auth(&other.username, Some(&other.password))
-        .send()
-        .await
-        .unwrap();
+    let resp = server
+        .get_invite(&other, other_invite["inviteId"].as_str().unwrap())
+        .await;
     assert_eq!(resp.status(), 200);
 
     let (code, _, err) = run_cli(&db, &["site", "delete", &site.site_id, "--yes"]);

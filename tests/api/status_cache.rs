@@ -3,7 +3,7 @@
 //! is read back at once on the same server, and within milliseconds on another server
 //! sharing the file. On PostgreSQL the same rules hold without a cache.
 
-use crate::helpers::{assert_error, cli_site, client, spawn_app, temp_db, ServerProcess, TestSite};
+use crate::helpers::{assert_error, cli_site, spawn_app, temp_db, ServerProcess, TestSite};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -46,15 +46,7 @@ async fn another_sites_status_read_of_a_read_invite_is_404() {
 }
 
 async fn status(node: &ServerProcess, site: &TestSite, id: &str) -> (u16, Value) {
-    let resp = client()
-        .get(format!(
-            "{}/v1/website/{}/invite/{id}",
-            node.base, site.site_id
-        ))
-        .basic_auth(&site.username, Some(&site.password))
-        .send()
-        .await
-        .unwrap();
+    let resp = node.get_invite(site, id).await;
     (resp.status().as_u16(), resp.json().await.unwrap())
 }
 

@@ -9,13 +9,13 @@ mod invites;
 mod migrations;
 mod pool;
 mod presentations;
+mod query;
 mod queue;
 mod sites;
 mod webhooks;
 mod writer_conn;
 
 use super::invite_cache::{self, InviteCache, Lookup};
-use super::rows::Columns;
 use super::{
     AfterAttempt, AnswerOutcome, Attempt, CancelOutcome, CreateOutcome, CredentialRecord, DueEvent,
     EventRecord, GatewayInvite, InviteRecord, InviteSlice, NewCredential, NewInvite, NewSite,
@@ -27,7 +27,7 @@ use crate::domain::{
 };
 use connect::{connect, Role};
 use pool::Pool;
-use rusqlite::{Connection, Params};
+use query::{all, one};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -85,37 +85,6 @@ impl SqliteStore {
         .map_err(|e| StoreError::Database(Arc::new(e)))?;
         Ok(Self { pool, cache })
     }
-}
-
-/// The first row `sql` yields, read by `map`.
-fn one<T>(
-    conn: &Connection,
-    sql: &str,
-    params: impl Params,
-    map: impl FnOnce(&dyn Columns) -> StoreResult<T>,
-) -> StoreResult<Option<T>> {
-    let mut stmt = conn.prepare_cached(sql)?;
-    let mut rows = stmt.query(params)?;
-    match rows.next()? {
-        Some(row) => map(row).map(Some),
-        None => Ok(None),
-    }
-}
-
-/// Every row `sql` yields, each read by `map`.
-fn all<T>(
-    conn: &Connection,
-    sql: &str,
-    params: impl Params,
-    mut map: impl FnMut(&dyn Columns) -> StoreResult<T>,
-) -> StoreResult<Vec<T>> {
-    let mut stmt = conn.prepare_cached(sql)?;
-    let mut rows = stmt.query(params)?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        out.push(map(row)?);
-    }
-    Ok(out)
 }
 
 #[async_trait::async_trait]
