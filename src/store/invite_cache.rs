@@ -11,7 +11,7 @@
 //! - A write job that changes or erases an invite calls [`InviteCache::changing`] inside
 //!   its transaction (the entry goes, and none is added until the batch ends); the writer
 //!   calls [`InviteCache::batch_ended`] after the commit (or rollback), before it answers
-//!   anyone: the entries go again and the epoch moves on.
+//!   anyone: the epoch moves on.
 //! - A read that misses takes a [`Ticket`] (the epoch) before it reads the database, and
 //!   its record is kept only if no batch has changed an invite since: a read that began
 //!   before a commit may have seen the old row.
@@ -42,8 +42,9 @@ struct Inner {
     /// Moves on after every batch that changed invites, and after another process's
     /// commit was found.
     epoch: u64,
-    /// The invites the running batch changes: their entries stay out until it ends.
-    changing: Vec<InviteId>,
+    /// Whether the running batch changes invites: their entries went when it said so, and
+    /// nothing is added until it ends.
+    batch_changes: bool,
     /// When the database was last checked for other processes' commits.
     checked_at: Option<Instant>,
 }
@@ -65,7 +66,7 @@ impl InviteCache {
             inner: Mutex::new(Inner {
                 records: LruCache::new(capacity),
                 epoch: 0,
-                changing: Vec::new(),
+                batch_changes: false,
                 checked_at: None,
             }),
         }
@@ -94,7 +95,7 @@ impl InviteCache {
     /// has changed invites since (or is changing some now).
     pub fn fill(&self, ticket: Ticket, record: InviteRecord) {
         let mut inner = self.lock();
-        if inner.epoch == ticket.0 && inner.changing.is_empty() {
+        if inner.epoch == ticket.0 && !inner.batch_changes {
             inner.records.insert(record.id.clone(), record);
         }
     }
@@ -103,22 +104,15 @@ impl InviteCache {
     pub fn changing(&self, id: &InviteId) {
         let mut inner = self.lock();
         inner.records.remove(id);
-        inner.changing.push(id.clone());
+        inner.batch_changes = true;
     }
 
     /// After the batch's commit or rollback, before its jobs are answered.
     pub fn batch_ended(&self) {
         let mut inner = self.lock();
-        if inner.changing.is_empty() {
-            return;
+        if std::mem::take(&mut inner.batch_changes) {
+            inner.epoch += 1;
         }
-        let Inner {
-            records, changing, ..
-        } = &mut *inner;
-        for id in changing.drain(..) {
-            records.remove(&id);
-        }
-        inner.epoch += 1;
     }
 
     /// The database was checked for other processes' commits at `at` (the start of the

@@ -20,6 +20,11 @@ fn checked_cache(capacity: usize, at: Instant) -> InviteCache {
     cache
 }
 
+/// Whether `cache` answers the read of `r`'s invite by `site` at `now` from memory.
+fn hits(cache: &InviteCache, site: SiteId, r: &InviteRecord, now: Instant) -> bool {
+    matches!(cache.lookup(site, &r.id, now), Lookup::Hit(_))
+}
+
 fn ticket(lookup: Lookup) -> Ticket {
     match lookup {
         Lookup::Miss(t) => t,
@@ -43,10 +48,7 @@ fn another_sites_read_of_a_kept_invite_misses() {
     let cache = checked_cache(8, now);
     let r = record(SiteId::generate(), Status::Pending);
     cache.fill(ticket(cache.lookup(r.site_id, &r.id, now)), r.clone());
-    assert!(matches!(
-        cache.lookup(SiteId::generate(), &r.id, now),
-        Lookup::Miss(_)
-    ));
+    assert!(!hits(&cache, SiteId::generate(), &r, now));
 }
 
 #[test]
@@ -55,10 +57,7 @@ fn nothing_is_served_until_the_database_was_checked_for_other_processes_commits(
     let cache = InviteCache::new(8);
     let r = record(SiteId::generate(), Status::Pending);
     cache.fill(ticket(cache.lookup(r.site_id, &r.id, now)), r.clone());
-    assert!(matches!(
-        cache.lookup(r.site_id, &r.id, now),
-        Lookup::Miss(_)
-    ));
+    assert!(!hits(&cache, r.site_id, &r, now));
     cache.checked(now);
     assert_eq!(cache.lookup(r.site_id, &r.id, now), Lookup::Hit(r));
 }
@@ -69,22 +68,13 @@ fn entries_serve_reads_only_for_fresh_for_after_the_last_check() {
     let cache = checked_cache(8, at);
     let r = record(SiteId::generate(), Status::Pending);
     cache.fill(ticket(cache.lookup(r.site_id, &r.id, at)), r.clone());
-    assert!(matches!(
-        cache.lookup(r.site_id, &r.id, at + FRESH_FOR),
-        Lookup::Hit(_)
-    ));
+    assert!(hits(&cache, r.site_id, &r, at + FRESH_FOR));
     let late = at + FRESH_FOR + Duration::from_micros(1);
-    assert!(matches!(
-        cache.lookup(r.site_id, &r.id, late),
-        Lookup::Miss(_)
-    ));
+    assert!(!hits(&cache, r.site_id, &r, late));
     // An older check does not move the last one back.
     cache.checked(at - Duration::from_millis(1));
     cache.checked(late);
-    assert!(matches!(
-        cache.lookup(r.site_id, &r.id, late),
-        Lookup::Hit(_)
-    ));
+    assert!(hits(&cache, r.site_id, &r, late));
 }
 
 #[test]
@@ -94,10 +84,7 @@ fn a_change_removes_the_entry_at_once() {
     let r = record(SiteId::generate(), Status::Pending);
     cache.fill(ticket(cache.lookup(r.site_id, &r.id, now)), r.clone());
     cache.changing(&r.id);
-    assert!(matches!(
-        cache.lookup(r.site_id, &r.id, now),
-        Lookup::Miss(_)
-    ));
+    assert!(!hits(&cache, r.site_id, &r, now));
 }
 
 #[test]
@@ -110,10 +97,7 @@ fn a_read_that_missed_before_a_batch_changed_invites_is_not_kept() {
     cache.changing(&old.id);
     cache.batch_ended();
     cache.fill(t, old.clone());
-    assert!(matches!(
-        cache.lookup(old.site_id, &old.id, now),
-        Lookup::Miss(_)
-    ));
+    assert!(!hits(&cache, old.site_id, &old, now));
     // A read that begins after the commit is kept.
     let new = InviteRecord {
         stored_status: Status::Verified,
@@ -135,20 +119,11 @@ fn nothing_is_kept_while_a_batch_is_changing_invites() {
     let t = ticket(cache.lookup(changed.site_id, &changed.id, now));
     cache.fill(t, changed.clone());
     cache.fill(t, other.clone());
-    assert!(matches!(
-        cache.lookup(changed.site_id, &changed.id, now),
-        Lookup::Miss(_)
-    ));
-    assert!(matches!(
-        cache.lookup(other.site_id, &other.id, now),
-        Lookup::Miss(_)
-    ));
+    assert!(!hits(&cache, changed.site_id, &changed, now));
+    assert!(!hits(&cache, other.site_id, &other, now));
     cache.batch_ended();
     cache.fill(t, changed.clone());
-    assert!(matches!(
-        cache.lookup(changed.site_id, &changed.id, now),
-        Lookup::Miss(_)
-    ));
+    assert!(!hits(&cache, changed.site_id, &changed, now));
 }
 
 #[test]
@@ -175,14 +150,8 @@ fn another_processes_commit_empties_the_cache_and_voids_reads_in_flight() {
     let t = ticket(cache.lookup(other.site_id, &other.id, now));
     cache.external_change();
     cache.fill(t, other.clone());
-    assert!(matches!(
-        cache.lookup(kept.site_id, &kept.id, now),
-        Lookup::Miss(_)
-    ));
-    assert!(matches!(
-        cache.lookup(other.site_id, &other.id, now),
-        Lookup::Miss(_)
-    ));
+    assert!(!hits(&cache, kept.site_id, &kept, now));
+    assert!(!hits(&cache, other.site_id, &other, now));
 }
 
 #[test]
@@ -194,9 +163,9 @@ fn the_least_recently_read_go_first_beyond_capacity() {
     for r in [&a, &b] {
         cache.fill(ticket(cache.lookup(site, &r.id, now)), r.clone());
     }
-    assert!(matches!(cache.lookup(site, &a.id, now), Lookup::Hit(_)));
+    assert!(hits(&cache, site, &a, now));
     cache.fill(ticket(cache.lookup(site, &c.id, now)), c.clone());
-    assert!(matches!(cache.lookup(site, &a.id, now), Lookup::Hit(_)));
-    assert!(matches!(cache.lookup(site, &b.id, now), Lookup::Miss(_)));
-    assert!(matches!(cache.lookup(site, &c.id, now), Lookup::Hit(_)));
+    assert!(hits(&cache, site, &a, now));
+    assert!(!hits(&cache, site, &b, now));
+    assert!(hits(&cache, site, &c, now));
 }
