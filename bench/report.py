@@ -15,7 +15,7 @@ import sys
 out, connections = pathlib.Path(sys.argv[1]), sys.argv[2]
 UNIT_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
-# Targets (issue 10): ratio of agegate's req/s to the ceiling's, per workload.
+# Targets: the least ratio of agegate's req/s to the ceiling's, per backend and workload.
 RATIO = {"sqlite": {"get": 0.6, "create": 0.35, "mixed": 0.5}, "postgres": {"get": 0.3, "create": 0.3}}
 P99_MS, RSS_MIB, GROWTH = 5.0, 64.0, 0.10
 

@@ -1,4 +1,4 @@
-//! Several `serve` processes on one PostgreSQL database (issue 7): any node answers for
+//! Several `serve` processes on one PostgreSQL database, all equal: any node answers for
 //! any invite, each webhook event is sent once, a node killed mid-delivery loses
 //! nothing, revocation reaches every node within 5 s, and a presentation request shown
 //! by one node is answered on another. Run in the PostgreSQL pass of the suite

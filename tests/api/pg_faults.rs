@@ -1,4 +1,4 @@
-//! PostgreSQL faults (issue 7, interface §10): while the database is down, requests get
+//! PostgreSQL faults (interface §10): while the database is down, requests get
 //! 503 with the error body and `/healthz` 503; service resumes without a restart when it
 //! returns; an invite is acknowledged only once committed. Each test stops a cluster of
 //! its own.
