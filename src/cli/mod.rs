@@ -155,9 +155,39 @@ fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The command line's grammar. Every flag that takes a value takes the next word as it,
+/// even one that starts with `-` (`--min-age -1`, `--retention -5d`): the flag's own
+/// parser then refuses it naming the flag, instead of clap calling it an unexpected
+/// argument. Set here once for every subcommand, so no flag can miss it.
+pub fn command() -> clap::Command {
+    fn hyphen_values(cmd: clap::Command) -> clap::Command {
+        cmd.mut_args(|arg| {
+            if arg.get_action().takes_values() && !arg.is_positional() {
+                arg.allow_hyphen_values(true)
+            } else {
+                arg
+            }
+        })
+        .mut_subcommands(hyphen_values)
+    }
+    hyphen_values(<Cli as clap::CommandFactory>::command())
+}
+
+/// Parses `args` (the program name first).
+pub fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::FromArgMatches;
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
 /// Parses the command line, turning clap's multi-line usage errors into one line.
 pub fn parse() -> Cli {
-    match Cli::try_parse() {
+    match try_parse_from(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -198,6 +228,41 @@ mod tests {
     #[test]
     fn command_line_is_well_formed() {
         Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    /// A value that starts with `-` is the flag's value, refused by the flag's parser.
+    #[test]
+    fn a_value_starting_with_a_dash_is_the_flags_value() {
+        let cases: [&[&str]; 4] = [
+            &[
+                "agegate",
+                "site",
+                "create",
+                "--name",
+                "x",
+                "--min-age",
+                "-1",
+            ],
+            &["agegate", "serve", "--retention", "-5d"],
+            &["agegate", "serve", "--rate-limit", "-3"],
+            &[
+                "agegate",
+                "site",
+                "deliveries",
+                "6f9619ff-8b86-d011-b42d-00cf4fc964ff",
+                "--limit",
+                "-2",
+            ],
+        ];
+        for args in cases {
+            let flag = args[args.len() - 2];
+            let err = try_parse_from(args).expect_err("refused").to_string();
+            assert!(
+                err.contains(&format!("'{flag} <")) && !err.contains("unexpected argument"),
+                "{args:?}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -127,6 +127,12 @@ pub fn cancel(current: Status) -> Result<CancelTransition, CancelError> {
     }
 }
 
+/// The gateway page of an invite under `public_url` (which has no trailing slash): the
+/// invite's `url`, in answers and webhooks alike.
+pub fn gateway_url(public_url: &str, id: &InviteId) -> String {
+    format!("{public_url}/gateway/{id}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -151,9 +151,11 @@ pub async fn create_invite(
         .map(CustomId::parse)
         .transpose()
         .map_err(|CustomIdError::TooLong| ErrorCode::CustomIdTooLong)?;
-    let now = state.clock.now();
+    // One reading of the clock for both, so the id's order and `created` agree.
+    let now_millis = state.clock.now_millis();
+    let now = now_millis.div_euclid(1000);
     let new = NewInvite {
-        id: InviteId::generate(state.clock.now_millis()),
+        id: InviteId::generate(now_millis),
         site_id: auth.site_id,
         custom_id,
         created_at: now,

@@ -55,13 +55,8 @@ pub type AppState = Arc<App>;
 impl App {
     /// The gateway page of an invite.
     pub fn gateway_url(&self, id: &InviteId) -> String {
-        gateway_url(&self.public_url, id)
+        crate::domain::invite::gateway_url(&self.public_url, id)
     }
-}
-
-/// The gateway page of an invite under `public_url` (which has no trailing slash).
-pub fn gateway_url(public_url: &str, id: &InviteId) -> String {
-    format!("{public_url}/gateway/{id}")
 }
 
 #[derive(OpenApi)]

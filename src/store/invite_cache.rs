@@ -29,8 +29,9 @@ use std::time::{Duration, Instant};
 /// How many invites are kept at most (the least recently read go first): about 15 MiB.
 pub const CAPACITY: usize = 65_536;
 
-/// How long after the last check for other processes' commits entries serve reads: as
-/// late as the writer's shared read transaction sees such a commit.
+/// How late this process may see another process's commit, at most: entries serve reads
+/// this long after the last check for such commits, and the writer's shared read
+/// transaction (`SNAPSHOT_AGE`, which is this constant) lives this long.
 pub const FRESH_FOR: Duration = Duration::from_millis(2);
 
 pub struct InviteCache {

@@ -46,7 +46,7 @@ pub fn payload(event: &DueEvent, public_url: &str) -> Vec<u8> {
         data: PayloadData {
             site_id: invite.site_id.to_string(),
             invite_id: invite.id.as_str(),
-            url: crate::http::gateway_url(public_url, &invite.id),
+            url: crate::domain::invite::gateway_url(public_url, &invite.id),
             status: event.event_type.status(),
             custom_id: invite.custom_id.as_deref(),
             method: match event.event_type {

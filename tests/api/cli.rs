@@ -272,6 +272,32 @@ fn bad_input_exits_non_zero_with_one_line_naming_the_problem() {
     }
 }
 
+/// Interface §3: a value that starts with `-` is that flag's value, refused naming the
+/// flag (not "unexpected argument").
+#[test]
+fn a_value_starting_with_a_dash_is_refused_naming_its_flag() {
+    let (_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &[]);
+    let cases: [&[&str]; 6] = [
+        &["site", "create", "--name", "x", "--min-age", "-1"],
+        &["site", "update", &site.site_id, "--min-age", "-18"],
+        &["site", "deliveries", &site.site_id, "--limit", "-5"],
+        &["serve", "--retention", "-5d"],
+        &["serve", "--rate-limit", "-1"],
+        &["serve", "--webhook-retry-schedule", "-1s"],
+    ];
+    for args in cases {
+        let flag = args[args.len() - 2];
+        let (code, _, stderr) = run_cli(&db, args);
+        assert_one_line_error(code, &stderr, flag);
+        assert!(
+            !stderr.contains("unexpected argument"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(args[args.len() - 1]), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn every_command_has_help() {
     let commands: &[&[&str]] = &[

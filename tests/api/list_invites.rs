@@ -54,6 +54,47 @@ async fn invites_are_listed_newest_first_with_their_fields() {
     );
 }
 
+/// The test clock stands still, so every invite here is made in the same millisecond:
+/// they still list in the order they were made, newest first, across pages and filters.
+#[tokio::test]
+async fn invites_made_in_the_same_millisecond_list_newest_first() {
+    let app = spawn_app().await;
+    let site = app.create_site().await;
+    let mut made = Vec::new();
+    for _ in 0..40 {
+        let invite = app
+            .new_invite(&site, Some(json!({"customId": "same-user"})))
+            .await;
+        made.push(invite["inviteId"].as_str().unwrap().to_owned());
+    }
+    made.reverse();
+    for query in [
+        "limit=7",
+        "customId=same-user&limit=9",
+        "status=pending&limit=11",
+    ] {
+        let mut listed = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let q = match &cursor {
+                Some(c) => format!("{query}&cursor={c}"),
+                None => query.to_owned(),
+            };
+            let body = page(&app, &site, &q).await;
+            listed.extend(
+                ids(body["data"].as_array().unwrap())
+                    .into_iter()
+                    .map(str::to_owned),
+            );
+            match body["nextCursor"].as_str() {
+                Some(c) => cursor = Some(c.to_owned()),
+                None => break,
+            }
+        }
+        assert_eq!(listed, made, "{query}");
+    }
+}
+
 #[tokio::test]
 async fn status_is_decided_now_exactly_as_get_decides_it() {
     // No sweeper: a pending invite past its time is still stored as pending.

@@ -10,6 +10,7 @@ mod errors;
 mod eu_av;
 mod eu_av_bench;
 mod eu_av_rules;
+mod faultfs;
 mod gateway;
 mod get_invite;
 mod helpers;

@@ -68,10 +68,16 @@ pub struct PgCluster {
 impl PgCluster {
     /// Creates and starts a cluster; panics with PostgreSQL's own words if it cannot.
     pub fn start() -> Self {
+        Self::start_in(&std::env::temp_dir())
+    }
+
+    /// [`PgCluster::start`] with the cluster's files under `parent` (a small filesystem,
+    /// say, to fill).
+    pub fn start_in(parent: &Path) -> Self {
         let bin = bin_dir().expect("PostgreSQL is installed");
         let dir = tempfile::Builder::new()
             .prefix("agegate-pg")
-            .tempdir()
+            .tempdir_in(parent)
             .unwrap();
         if is_root() {
             let ok = Command::new("chown")

@@ -3,6 +3,7 @@
 //! returns; an invite is acknowledged only once committed. Each test stops a cluster of
 //! its own.
 
+use crate::faultfs::{fill, Tmpfs};
 use crate::helpers::{assert_error, spawn_on_url};
 use crate::pg::{available, PgCluster};
 use std::time::{Duration, Instant};
@@ -94,4 +95,52 @@ async fn every_acknowledged_invite_survives_postgresql_going_down_mid_load() {
             "{id} was acknowledged"
         );
     }
+}
+
+/// Interface §10: while PostgreSQL cannot make a write durable (its disk is full), creates
+/// and `/healthz` answer 503 alike, so a load balancer stops sending traffic; both recover
+/// without a restart once there is room. (A health check that only read, or updated a
+/// row in place, still answered 200 here.)
+#[tokio::test]
+async fn postgresql_disk_full_answers_503_on_healthz_as_on_creates_then_recovers() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(fs) = Tmpfs::mount(&dir.path().join("fs"), "128m") else {
+        return;
+    };
+    let cluster = PgCluster::start_in(&fs.path);
+    let app = spawn_on_url(cluster.create_database()).await;
+    let site = app.create_site().await;
+    let before = app.new_invite_id(&site, None).await;
+    let health = || async { app.client.get(app.url("/healthz")).send().await.unwrap() };
+    assert_eq!(health().await.status(), 200);
+
+    fill(&fs.path.join("filler"));
+    // Creates go on while the invites' last page has room; the first that needs a new
+    // page is refused.
+    let mut created = 0;
+    loop {
+        let resp = app.create_invite(&site, None).await;
+        if resp.status() == 503 {
+            assert_error(resp, 503, 50301).await;
+            break;
+        }
+        assert_eq!(resp.status(), 200);
+        created += 1;
+        assert!(created < 5000, "creates were never refused on a full disk");
+    }
+    assert_error(health().await, 503, 50301).await;
+    assert_eq!(app.status_record(&site, &before).await["status"], "pending");
+
+    std::fs::remove_file(fs.path.join("filler")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while health().await.status() != 200 {
+        assert!(Instant::now() < deadline, "/healthz recovered within 15 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(app.create_invite(&site, None).await.status(), 200);
+    drop(app);
+    drop(cluster);
 }

@@ -123,6 +123,40 @@ async fn retention_runs_at_start() {
     stop.cancel();
 }
 
+/// An invite that expired by time did so at its `expires`, even while no server ran to
+/// notice: retention counts from then, not from when a sweep marked it.
+#[tokio::test]
+async fn retention_counts_from_expires_for_invites_no_server_saw_expire() {
+    let first = spawn_app_with(|s| {
+        s.retention = Retention::KEEP_ALL;
+        s.sweep_interval = Duration::from_secs(3600);
+    })
+    .await;
+    let site = first.create_site().await;
+    let old = first.new_invite_id(&site, None).await;
+    first.clock.advance(20);
+    let young = first.new_invite_id(&site, None).await;
+    // Two days and ten seconds later (no sweep ran meanwhile: both are still stored as
+    // pending), a server with a retention of a day starts: `old` expired a day and ten
+    // seconds ago, `young` a day less ten seconds ago.
+    let mut settings = Settings::new("127.0.0.1:0");
+    settings.retention = Retention::days(1);
+    settings.retention_interval = Duration::from_secs(3600);
+    settings.sweep_interval = Duration::from_secs(3600);
+    let store = agegate::store::open(&first.db_url).await.unwrap();
+    let clock = Arc::new(ManualClock::new(T0 + 2 * DAY + 10));
+    let strict = Application::build(settings, store, clock).await.unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(strict.run_until_stopped(stop.clone()));
+    wait_status(&first, &site, &old, 404).await;
+    assert_eq!(
+        first.get_invite(&site, &young).await.status(),
+        200,
+        "expired less than the retention ago"
+    );
+    stop.cancel();
+}
+
 #[tokio::test]
 async fn idempotency_keys_are_dropped_after_24_hours() {
     let app = spawn_app_with(retention(Retention::KEEP_ALL)).await;

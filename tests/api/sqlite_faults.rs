@@ -6,11 +6,11 @@
 //! `mount`, a filesystem without `chattr +i`), the test says why and skips. SQLite only:
 //! PostgreSQL's faults are in `pg_faults.rs`.
 
+use crate::faultfs::{fill, Tmpfs};
 use crate::helpers::{cli_site, client, temp_db, ServerProcess, TestDb, TestSite};
 use crate::pg::postgres_backend;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -323,59 +323,6 @@ impl Server {
         let expected: BTreeSet<String> = acknowledged.iter().cloned().collect();
         assert_eq!(expected.len(), acknowledged.len(), "ids are unique");
         assert_eq!(self.listed(site).await, expected);
-    }
-}
-
-/// A tmpfs of `size` mounted at a directory, unmounted (lazily) when dropped.
-struct Tmpfs {
-    path: PathBuf,
-}
-
-impl Tmpfs {
-    /// `None`, having said why, where this machine does not let the test mount one.
-    fn mount(path: &Path, size: &str) -> Option<Self> {
-        std::fs::create_dir_all(path).unwrap();
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(path)
-            .output();
-        match out {
-            Ok(out) if out.status.success() => Some(Self {
-                path: path.to_owned(),
-            }),
-            Ok(out) => {
-                eprintln!(
-                    "skipping: cannot mount a small tmpfs here (needs root): {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                );
-                None
-            }
-            Err(e) => {
-                eprintln!("skipping: cannot run mount: {e}");
-                None
-            }
-        }
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.path).status();
-    }
-}
-
-/// Writes zeros to `path` until the filesystem is full.
-fn fill(path: &Path) {
-    const ENOSPC: i32 = 28;
-    let mut file = std::fs::File::create(path).unwrap();
-    let chunk = vec![0u8; 64 * 1024];
-    loop {
-        match file.write(&chunk) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) if e.raw_os_error() == Some(ENOSPC) => break,
-            Err(e) => panic!("filling the disk: {e}"),
-        }
     }
 }
 

@@ -8,6 +8,7 @@ use deadpool_postgres::{GenericClient, Object, Transaction};
 use super::{all, bigint, execute, invites};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::IDEMPOTENCY_WINDOW_SECS;
+use crate::domain::invite::INVITE_LIFETIME_SECS;
 use crate::domain::{InviteId, SiteId};
 use crate::store::{StoreResult, OLD_SECRET_GRACE_SECS};
 
@@ -61,23 +62,41 @@ async fn ids(
 }
 
 /// Up to `limit` invites settled (verified or expired) before `before`; invites another
-/// node is erasing, or a request is changing, are left for the next round.
+/// node is erasing, or a request is changing, are left for the next round. An invite that
+/// expired by time did so at its `expires`, whether or not a sweeper has marked it yet
+/// (the servers may have been down then): those still stored as pending are found per
+/// site in `invites_by_status`, as the sweeper finds them.
 pub async fn erase_settled(
     client: &mut Object,
     before: UnixTime,
     limit: usize,
 ) -> StoreResult<usize> {
     let tx = client.transaction().await?;
-    let ids = ids(
+    let mut found = ids(
         &tx,
         "SELECT invite_id FROM invites WHERE settled_at < $1
          ORDER BY settled_at LIMIT $2 FOR UPDATE SKIP LOCKED",
         &[&before, &bigint(limit)],
     )
     .await?;
-    erase_all(&tx, &ids).await?;
+    if found.len() < limit {
+        let more = ids(
+            &tx,
+            "SELECT d.invite_id FROM sites s CROSS JOIN LATERAL (
+                 SELECT i.invite_id FROM invites i
+                 WHERE i.site_id = s.site_id AND i.status COLLATE \"C\" = 'pending'
+                   AND i.created_at < $1::BIGINT - $3::BIGINT AND i.expires_at < $1
+                 ORDER BY i.created_at LIMIT $2
+                 FOR UPDATE OF i SKIP LOCKED) d
+             LIMIT $2",
+            &[&before, &bigint(limit - found.len()), &INVITE_LIFETIME_SECS],
+        )
+        .await?;
+        found.extend(more);
+    }
+    erase_all(&tx, &found).await?;
     tx.commit().await?;
-    Ok(ids.len())
+    Ok(found.len())
 }
 
 /// Up to `limit` idempotency keys past their window and presentation requests past

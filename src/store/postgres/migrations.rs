@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_integrators.sql"),
     include_str!("migrations/0003_lighter_inserts.sql"),
+    include_str!("migrations/0004_health_probe.sql"),
 ];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).

@@ -7,14 +7,14 @@ use rusqlite::{params, Connection};
 use super::{all, invites, one};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::IDEMPOTENCY_WINDOW_SECS;
+use crate::domain::invite::INVITE_LIFETIME_SECS;
 use crate::domain::{InviteId, SiteId};
-use crate::store::invite_cache::InviteCache;
 use crate::store::rows;
 use crate::store::{StoreResult, OLD_SECRET_GRACE_SECS};
 
 /// Erases these invites, their webhook events (delivered or not) with their attempts,
 /// their presentation requests and their idempotency keys.
-fn erase_all(conn: &Connection, cache: &InviteCache, ids: &[InviteId]) -> StoreResult<()> {
+fn erase_all(conn: &Connection, ids: &[InviteId]) -> StoreResult<()> {
     const STATEMENTS: [&str; 5] = [
         "DELETE FROM webhook_attempts
          WHERE event_id IN (SELECT event_id FROM webhook_events WHERE invite_id = ?1)",
@@ -24,7 +24,6 @@ fn erase_all(conn: &Connection, cache: &InviteCache, ids: &[InviteId]) -> StoreR
         "DELETE FROM invites WHERE invite_id = ?1",
     ];
     for id in ids {
-        cache.changing(id);
         for sql in STATEMENTS {
             conn.prepare_cached(sql)?.execute([id.as_str()])?;
         }
@@ -33,33 +32,38 @@ fn erase_all(conn: &Connection, cache: &InviteCache, ids: &[InviteId]) -> StoreR
 }
 
 /// `false` when the site has no such invite.
-pub fn erase(
-    conn: &Connection,
-    cache: &InviteCache,
-    site: SiteId,
-    id: &InviteId,
-) -> StoreResult<bool> {
+pub fn erase(conn: &Connection, site: SiteId, id: &InviteId) -> StoreResult<bool> {
     let Some(found) = invites::of_site(conn, site, id)? else {
         return Ok(false);
     };
-    erase_all(conn, cache, &[found.id])?;
+    erase_all(conn, &[found.id])?;
     Ok(true)
 }
 
-/// Up to `limit` invites settled (verified or expired) before `before`.
-pub fn erase_settled(
-    conn: &Connection,
-    cache: &InviteCache,
-    before: UnixTime,
-    limit: usize,
-) -> StoreResult<usize> {
-    let ids = all(
+/// Up to `limit` invites settled (verified or expired) before `before`. An invite that
+/// expired by time did so at its `expires`, whether or not the sweeper has marked it yet
+/// (the server may have been down then): those still stored as pending are found per site
+/// in `invites_by_status`, as the sweeper finds them.
+pub fn erase_settled(conn: &Connection, before: UnixTime, limit: usize) -> StoreResult<usize> {
+    let mut ids = all(
         conn,
         "SELECT invite_id FROM invites WHERE settled_at < ?1 ORDER BY settled_at LIMIT ?2",
         params![before, bigint(limit)],
         rows::invite_id_only,
     )?;
-    erase_all(conn, cache, &ids)?;
+    if ids.len() < limit {
+        ids.extend(all(
+            conn,
+            "SELECT i.invite_id FROM sites s
+             CROSS JOIN invites i INDEXED BY invites_by_status
+             WHERE i.site_id = s.site_id AND i.status = 'pending'
+               AND i.created_at < ?1 - ?3 AND i.expires_at < ?1
+             LIMIT ?2",
+            params![before, bigint(limit - ids.len()), INVITE_LIFETIME_SECS],
+            rows::invite_id_only,
+        )?);
+    }
+    erase_all(conn, &ids)?;
     Ok(ids.len())
 }
 
@@ -103,7 +107,6 @@ pub fn begin_site_delete(conn: &Connection, site: SiteId) -> StoreResult<bool> {
 /// the site itself with its webhook secrets. Returns how many invites went.
 pub fn erase_site_invites(
     conn: &Connection,
-    cache: &InviteCache,
     site: SiteId,
     limit: Option<usize>,
 ) -> StoreResult<usize> {
@@ -114,7 +117,7 @@ pub fn erase_site_invites(
         params![site.to_string(), batch],
         rows::invite_id_only,
     )?;
-    erase_all(conn, cache, &ids)?;
+    erase_all(conn, &ids)?;
     if limit.is_none() {
         for sql in [
             "DELETE FROM credentials WHERE site_id = ?1",

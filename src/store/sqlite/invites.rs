@@ -4,12 +4,10 @@
 
 use rusqlite::{params, Connection};
 
-use super::{all, one, webhooks};
+use super::{all, changes, one};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::{self, Repeat};
-use crate::domain::webhook::EventType;
 use crate::domain::{IdempotentRequest, InviteId, SiteId, VerifyMethod};
-use crate::store::invite_cache::InviteCache;
 use crate::store::rows::{self, GATEWAY_COLUMNS, INVITE_COLUMNS, REMEMBERED_KEY_COLUMNS};
 use crate::store::transitions::{self, CancelStep, VerifyStep};
 use crate::store::{
@@ -176,7 +174,6 @@ pub fn gateway(conn: &Connection, id: &InviteId) -> StoreResult<Option<GatewayIn
 /// [`transitions::verify`] applied inside the caller's (write) transaction.
 pub fn verify(
     conn: &Connection,
-    cache: &InviteCache,
     id: &InviteId,
     method: VerifyMethod,
     now: UnixTime,
@@ -184,7 +181,7 @@ pub fn verify(
     match transitions::verify(by_id(conn, id)?, method, now) {
         VerifyStep::Done(outcome) => Ok(outcome),
         VerifyStep::Verify(record) => {
-            write_verified(conn, cache, &record, now)?;
+            changes::write_verified(conn, &record, now)?;
             Ok(VerifyOutcome::Verified(record))
         }
     }
@@ -193,7 +190,6 @@ pub fn verify(
 /// [`transitions::cancel`] applied inside the caller's (write) transaction.
 pub fn cancel(
     conn: &Connection,
-    cache: &InviteCache,
     site: SiteId,
     id: &InviteId,
     now: UnixTime,
@@ -201,59 +197,10 @@ pub fn cancel(
     match transitions::cancel(by_id(conn, id)?, site, now) {
         CancelStep::Done(outcome) => Ok(outcome),
         CancelStep::Expire(record) => {
-            write_expired(conn, cache, &record, now, now)?;
+            changes::write_expired(conn, &record, now, now)?;
             Ok(CancelOutcome::Cancelled(record))
         }
     }
-}
-
-/// Stores `record` as expired (since `settled_at`), with its `invite.expired` event at `now`.
-pub fn write_expired(
-    conn: &Connection,
-    cache: &InviteCache,
-    record: &InviteRecord,
-    settled_at: UnixTime,
-    now: UnixTime,
-) -> StoreResult<()> {
-    cache.changing(&record.id);
-    conn.prepare_cached(
-        "UPDATE invites SET status = 'expired', settled_at = ?2 WHERE invite_id = ?1",
-    )?
-    .execute(params![record.id.as_str(), settled_at])?;
-    webhooks::record_event(
-        conn,
-        record.site_id,
-        &record.id,
-        EventType::InviteExpired,
-        now,
-    )
-}
-
-/// Stores `record` as verified at `now`, with its `invite.verified` event.
-pub fn write_verified(
-    conn: &Connection,
-    cache: &InviteCache,
-    record: &InviteRecord,
-    now: UnixTime,
-) -> StoreResult<()> {
-    cache.changing(&record.id);
-    conn.prepare_cached(
-        "UPDATE invites
-         SET status = 'verified', verified_at = ?2, verified_method = ?3, settled_at = ?2
-         WHERE invite_id = ?1",
-    )?
-    .execute(params![
-        record.id.as_str(),
-        now,
-        record.method.map(|m| m.as_str())
-    ])?;
-    webhooks::record_event(
-        conn,
-        record.site_id,
-        &record.id,
-        EventType::InviteVerified,
-        now,
-    )
 }
 
 #[cfg(test)]

@@ -2,9 +2,11 @@
 //! commit is on disk (fsynced) before the request that made it is answered. Its SQL is in
 //! the submodules, one per area; rows are read by [`crate::store::rows`].
 
+mod changes;
 mod checkpoint;
 mod connect;
 mod erasure;
+mod errors;
 mod invites;
 mod migrations;
 mod pool;
@@ -150,16 +152,16 @@ impl Store for SqliteStore {
         id: &InviteId,
         now: UnixTime,
     ) -> StoreResult<CancelOutcome> {
-        let (id, cache) = (id.clone(), self.cache.clone());
+        let id = id.clone();
         self.pool
-            .write(move |conn| invites::cancel(conn, &cache, site, &id, now))
+            .write(move |conn| invites::cancel(conn, site, &id, now))
             .await
     }
 
     async fn erase_invite(&self, site: SiteId, id: &InviteId) -> StoreResult<bool> {
-        let (id, cache) = (id.clone(), self.cache.clone());
+        let id = id.clone();
         self.pool
-            .write(move |conn| erasure::erase(conn, &cache, site, &id))
+            .write(move |conn| erasure::erase(conn, site, &id))
             .await
     }
 
@@ -189,9 +191,9 @@ impl Store for SqliteStore {
         method: VerifyMethod,
         now: UnixTime,
     ) -> StoreResult<VerifyOutcome> {
-        let (id, cache) = (id.clone(), self.cache.clone());
+        let id = id.clone();
         self.pool
-            .write(move |conn| invites::verify(conn, &cache, &id, method, now))
+            .write(move |conn| invites::verify(conn, &id, method, now))
             .await
     }
 
@@ -241,16 +243,15 @@ impl Store for SqliteStore {
         state: &str,
         now: UnixTime,
     ) -> StoreResult<AnswerOutcome> {
-        let (invite, state, cache) = (invite.clone(), state.to_owned(), self.cache.clone());
+        let (invite, state) = (invite.clone(), state.to_owned());
         self.pool
-            .write(move |conn| presentations::answer(conn, &cache, &invite, &state, now))
+            .write(move |conn| presentations::answer(conn, &invite, &state, now))
             .await
     }
 
     async fn expire_due(&self, now: UnixTime, limit: usize) -> StoreResult<usize> {
-        let cache = self.cache.clone();
         self.pool
-            .write(move |conn| webhooks::expire_due(conn, &cache, now, limit))
+            .write(move |conn| webhooks::expire_due(conn, now, limit))
             .await
     }
 
@@ -303,9 +304,8 @@ impl Store for SqliteStore {
     }
 
     async fn erase_settled(&self, before: UnixTime, limit: usize) -> StoreResult<usize> {
-        let cache = self.cache.clone();
         self.pool
-            .write(move |conn| erasure::erase_settled(conn, &cache, before, limit))
+            .write(move |conn| erasure::erase_settled(conn, before, limit))
             .await
     }
 
@@ -322,9 +322,8 @@ impl Store for SqliteStore {
     }
 
     async fn erase_site_invites(&self, site: SiteId, limit: Option<usize>) -> StoreResult<usize> {
-        let cache = self.cache.clone();
         self.pool
-            .write(move |conn| erasure::erase_site_invites(conn, &cache, site, limit))
+            .write(move |conn| erasure::erase_site_invites(conn, site, limit))
             .await
     }
 

@@ -7,8 +7,9 @@
 //! (`checkpoint`).
 
 use super::checkpoint::{self, Committed};
-use super::queue::{Pushed, Queue, WakeOnDrop};
-use super::writer_conn::{Snapshot, WriterConn};
+use super::query::exec_cached;
+use super::queue::{Pushed, Queue, Taken, WakeOnDrop};
+use super::writer_conn::{Snapshot, WriterConn, SNAPSHOT_AGE};
 use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
@@ -98,11 +99,17 @@ impl Pool {
         let committed = checkpoint::start(checkpointer)?;
         let queue = Arc::new(Queue::new());
         let jobs = queue.clone();
-        let write_conn = Arc::new(Mutex::new(WriterConn::new(writer, cache.clone())));
+        let nudged = queue.clone();
+        let write_conn = WriterConn::new(writer, cache.clone(), Box::new(move || nudged.nudge()))
+            .map_err(std::io::Error::other)?;
+        let write_conn = Arc::new(Mutex::new(write_conn));
         let conn = write_conn.clone();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || write_loop(&conn, &jobs, committed, &cache))?;
+            .spawn(move || {
+                let _stopped = FailOnPanic(&jobs);
+                write_loop(&conn, &jobs, committed, &cache);
+            })?;
         let (rtx, rrx) = crossbeam_channel::unbounded::<ReadJob>();
         for (i, conn) in readers.into_iter().enumerate() {
             let rrx = rrx.clone();
@@ -225,7 +232,20 @@ fn write_loop(
 ) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut finishes: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
-    while jobs.take(&mut batch, MAX_BATCH) {
+    // While lookups share a read transaction, the writer wakes to end it at its age.
+    let mut idle_limit = None;
+    loop {
+        match jobs.take(&mut batch, MAX_BATCH, idle_limit) {
+            Taken::Closed => return,
+            Taken::Idle => {
+                idle_limit = match conn.try_lock() {
+                    Ok(mut writer) => writer.end_stale_snapshot(),
+                    Err(_) => Some(SNAPSHOT_AGE),
+                };
+                continue;
+            }
+            Taken::Jobs => idle_limit = None,
+        }
         let mut writer = conn.lock().unwrap_or_else(PoisonError::into_inner);
         writer.end_snapshot();
         let conn = &writer.conn;
@@ -277,6 +297,23 @@ fn write_loop(
     }
 }
 
+/// Stops the writer for good if its thread panics: the queue is closed, so every job
+/// waiting and every later write fails at once ([`StoreError::Closed`], a 503, and so does
+/// `/healthz`) instead of waiting for a writer that is gone. The jobs of the batch it was
+/// running are answered the same way as their replies drop; nothing of it was committed.
+struct FailOnPanic<'a>(&'a Queue<Box<dyn WriteJob>>);
+
+impl Drop for FailOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            tracing::error!("the database writer stopped after a panic; writes fail until restart");
+            for job in self.0.close_and_drain() {
+                job.fail(StoreError::Closed);
+            }
+        }
+    }
+}
+
 /// What a job of a batch that SQLite rolled back on its own is answered: the cause (a
 /// full disk, an I/O error) has passed to the job that met it; all are worth a retry.
 fn rolled_back() -> StoreError {
@@ -291,12 +328,6 @@ fn end_stale_transaction(conn: &Connection) -> StoreResult<()> {
     }
     conn.execute_batch("ROLLBACK")?;
     Ok(())
-}
-
-/// Runs `sql` (a statement without parameters or rows) from the statement cache: the
-/// writer runs these for every job, and parsing them each time is measurable.
-pub(super) fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
-    conn.prepare_cached(sql)?.execute([]).map(drop)
 }
 
 fn run_in_savepoint(conn: &Connection, job: Box<dyn WriteJob>) -> Finish {

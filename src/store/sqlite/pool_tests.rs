@@ -26,10 +26,65 @@ fn start(writer: Connection, path: &std::path::Path) -> Arc<Pool> {
 fn wal_writer(schema: &str) -> (tempfile::TempDir, std::path::PathBuf, Connection) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.db");
-    let writer = Connection::open(&path).unwrap();
+    let mut writer = Connection::open(&path).unwrap();
     writer.pragma_update(None, "journal_mode", "WAL").unwrap();
+    // The writer's connection needs the invites table for its eviction triggers.
+    super::super::migrations::apply(&mut writer).unwrap();
     writer.execute_batch(schema).unwrap();
     (dir, path, writer)
+}
+
+/// An injected fault: a job that panics on the writer's thread. The writer stops for
+/// good; the jobs waiting behind it and every later write fail at once (503 at the edge)
+/// instead of waiting for ever, and nothing of the panicking batch is committed.
+#[tokio::test]
+async fn a_panic_in_the_writer_fails_queued_and_later_writes_instead_of_hanging() {
+    let (_dir, path, writer) = wal_writer("CREATE TABLE t (x INTEGER);");
+    let pool = start(writer, &path);
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let panicking = tokio::spawn({
+        let pool = pool.clone();
+        async move {
+            pool.write(move |conn| -> StoreResult<()> {
+                conn.execute("INSERT INTO t VALUES (1)", [])?;
+                let _ = started_tx.send(());
+                let _ = go_rx.recv();
+                panic!("injected fault");
+            })
+            .await
+        }
+    });
+    started_rx.await.unwrap();
+    let queued_job = tokio::spawn({
+        let pool = pool.clone();
+        async move {
+            pool.write(|conn| Ok(conn.execute("INSERT INTO t VALUES (2)", [])?))
+                .await
+        }
+    });
+    queued(&pool, 1).await;
+    go_tx.send(()).unwrap();
+    let within = Duration::from_secs(5);
+    let panicked = tokio::time::timeout(within, panicking)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(panicked, Err(StoreError::Closed)), "{panicked:?}");
+    let waited = tokio::time::timeout(within, queued_job)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(waited, Err(StoreError::Closed)), "{waited:?}");
+    let later = tokio::time::timeout(within, pool.write(|_| Ok(())))
+        .await
+        .unwrap();
+    assert!(matches!(later, Err(StoreError::Closed)), "{later:?}");
+    let other = Connection::open(&path).unwrap();
+    let rows: i64 = other
+        .query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 0, "nothing of the batch was committed");
 }
 
 /// Submits one job per input through `submit`, all in one batch of the writer, in this

@@ -3,10 +3,9 @@
 
 use rusqlite::{params, Connection};
 
-use super::{invites, one};
+use super::{changes, invites, one};
 use crate::clock::UnixTime;
 use crate::domain::{InviteId, PresentationRequest};
-use crate::store::invite_cache::InviteCache;
 use crate::store::rows::{self, REQUEST_COLUMNS};
 use crate::store::transitions::{self, AnswerStep};
 use crate::store::{AnswerOutcome, StoreResult};
@@ -79,7 +78,6 @@ pub fn by_state(
 
 pub fn answer(
     conn: &Connection,
-    cache: &InviteCache,
     invite: &InviteId,
     state: &str,
     now: UnixTime,
@@ -90,7 +88,7 @@ pub fn answer(
         AnswerStep::Done(outcome) => return Ok(outcome),
         AnswerStep::MarkAnswered(outcome) => outcome,
         AnswerStep::VerifyAndMark(record) => {
-            invites::write_verified(conn, cache, &record, now)?;
+            changes::write_verified(conn, &record, now)?;
             AnswerOutcome::Verified(record)
         }
     };

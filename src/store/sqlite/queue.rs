@@ -29,7 +29,20 @@ struct State<J> {
     gathering: bool,
     /// The writer is waiting for jobs.
     idle: bool,
+    /// Something besides jobs wants the writer's attention ([`Queue::nudge`]).
+    nudged: bool,
     closed: bool,
+}
+
+/// What [`Queue::take`] brought the writer.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Taken {
+    /// Jobs, in the batch.
+    Jobs,
+    /// No jobs, but the wait's limit passed or the writer was nudged.
+    Idle,
+    /// The queue is closed and empty: the writer stops.
+    Closed,
 }
 
 /// What [`Queue::push`] asks of the caller.
@@ -50,6 +63,7 @@ impl<J> Queue<J> {
                 jobs: Vec::new(),
                 gathering: false,
                 idle: false,
+                nudged: false,
                 closed: false,
             }),
             ready: Condvar::new(),
@@ -86,40 +100,73 @@ impl<J> Queue<J> {
         }
     }
 
+    /// Wakes an idle writer without a job (its [`Queue::take`] answers [`Taken::Idle`]).
+    pub fn nudge(&self) {
+        let mut state = self.lock();
+        state.nudged = true;
+        let wake = state.idle;
+        drop(state);
+        if wake {
+            self.ready.notify_one();
+        }
+    }
+
     /// The writer stops once the jobs queued so far are taken.
     pub fn close(&self) {
         self.lock().closed = true;
         self.ready.notify_one();
     }
 
+    /// Closes the queue and hands back what was waiting, for a writer that cannot run it.
+    pub fn close_and_drain(&self) -> Vec<J> {
+        let mut state = self.lock();
+        state.closed = true;
+        std::mem::take(&mut state.jobs)
+    }
+
     /// For the writer: waits until jobs may be taken and moves up to `max` of them into
-    /// `batch`. False once the queue is closed and empty.
-    pub fn take(&self, batch: &mut Vec<J>, max: usize) -> bool {
+    /// `batch`; with no jobs, waits at most `idle_limit` (for ever with `None`) or until
+    /// nudged.
+    pub fn take(&self, batch: &mut Vec<J>, max: usize, idle_limit: Option<Duration>) -> Taken {
         let mut state = self.lock();
         loop {
             let gathered = !state.gathering || state.closed;
             if !state.jobs.is_empty() && gathered {
                 let n = state.jobs.len().min(max);
                 batch.extend(state.jobs.drain(..n));
-                return true;
+                return Taken::Jobs;
             }
             if state.jobs.is_empty() && state.closed {
-                return false;
+                return Taken::Closed;
+            }
+            if state.jobs.is_empty() && std::mem::take(&mut state.nudged) {
+                return Taken::Idle;
             }
             state.idle = true;
-            state = if state.jobs.is_empty() {
-                self.ready
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner)
+            let limit = if state.jobs.is_empty() {
+                idle_limit
             } else {
-                let (mut state, timeout) = self
+                Some(GATHER_LIMIT)
+            };
+            state = match limit {
+                None => self
                     .ready
-                    .wait_timeout(state, GATHER_LIMIT)
-                    .unwrap_or_else(PoisonError::into_inner);
-                if timeout.timed_out() {
-                    state.gathering = false;
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(limit) => {
+                    let (mut state, timeout) = self
+                        .ready
+                        .wait_timeout(state, limit)
+                        .unwrap_or_else(PoisonError::into_inner);
+                    if timeout.timed_out() {
+                        if state.jobs.is_empty() {
+                            state.idle = false;
+                            return Taken::Idle;
+                        }
+                        state.gathering = false;
+                    }
+                    state
                 }
-                state
             };
             state.idle = false;
         }
@@ -148,7 +195,7 @@ mod tests {
 
     fn taken(queue: &Queue<u32>) -> Vec<u32> {
         let mut batch = Vec::new();
-        assert!(queue.take(&mut batch, 10));
+        assert_eq!(queue.take(&mut batch, 10, None), Taken::Jobs);
         batch
     }
 
@@ -191,10 +238,10 @@ mod tests {
         }
         queue.wake();
         let mut batch = Vec::new();
-        assert!(queue.take(&mut batch, 3));
+        assert_eq!(queue.take(&mut batch, 3, None), Taken::Jobs);
         assert_eq!(batch, [0, 1, 2]);
         batch.clear();
-        assert!(queue.take(&mut batch, 3));
+        assert_eq!(queue.take(&mut batch, 3, None), Taken::Jobs);
         assert_eq!(batch, [3, 4]);
     }
 
@@ -224,6 +271,35 @@ mod tests {
         assert!(matches!(queue.push(2), Pushed::Closed(2)));
         assert_eq!(taken(&queue), [1], "queued jobs are still run");
         let mut batch = Vec::new();
-        assert!(!queue.take(&mut batch, 10), "then the writer stops");
+        assert_eq!(
+            queue.take(&mut batch, 10, None),
+            Taken::Closed,
+            "then the writer stops"
+        );
+    }
+
+    #[test]
+    fn an_idle_writer_wakes_at_its_limit_or_when_nudged() {
+        let queue = Arc::new(Queue::<u32>::new());
+        let mut batch = Vec::new();
+        let limit = Duration::from_millis(5);
+        let started = std::time::Instant::now();
+        assert_eq!(queue.take(&mut batch, 10, Some(limit)), Taken::Idle);
+        assert!(started.elapsed() >= limit);
+        let writer = std::thread::spawn({
+            let queue = queue.clone();
+            move || queue.take(&mut Vec::new(), 10, None)
+        });
+        while !queue.lock().idle {
+            std::thread::yield_now();
+        }
+        queue.nudge();
+        assert_eq!(writer.join().unwrap(), Taken::Idle);
+        queue.nudge();
+        assert_eq!(
+            queue.take(&mut batch, 10, None),
+            Taken::Idle,
+            "a nudge while busy is kept for the next wait"
+        );
     }
 }

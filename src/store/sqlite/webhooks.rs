@@ -4,43 +4,13 @@
 use crate::domain::invite::INVITE_LIFETIME_SECS;
 use rusqlite::{params, Connection};
 
-use super::{all, invites};
+use super::{all, changes};
 use crate::clock::UnixTime;
-use crate::domain::webhook::{new_event_id, EventType};
-use crate::domain::{InviteId, SiteId, Status, WebhookFormat, WebhookSecret};
-use crate::store::invite_cache::InviteCache;
+use crate::domain::{SiteId, Status, WebhookSecret};
 use crate::store::rows::{self, ATTEMPT_COLUMNS, DUE_EVENT_COLUMNS, EVENT_COLUMNS};
 use crate::store::{
     AfterAttempt, Attempt, DueEvent, EventRecord, StoreResult, OLD_SECRET_GRACE_SECS,
 };
-
-/// Writes the event for a change of `invite`, if its site has a webhook URL and its
-/// webhook format sends such events.
-pub fn record_event(
-    conn: &Connection,
-    site: SiteId,
-    invite: &InviteId,
-    event_type: EventType,
-    now: UnixTime,
-) -> StoreResult<()> {
-    conn.prepare_cached(
-        "INSERT INTO webhook_events
-             (event_id, site_id, invite_id, event_type, occurred_at, state, next_attempt_ms)
-         SELECT ?1, site_id, ?2, ?3, ?4, 'pending', ?4 * 1000
-         FROM sites WHERE site_id = ?5 AND webhook_url IS NOT NULL
-           AND CASE webhook_format WHEN 'standard' THEN ?6 WHEN 'everprotec' THEN ?7 END",
-    )?
-    .execute(params![
-        new_event_id(),
-        invite.as_str(),
-        event_type.as_str(),
-        now,
-        site.to_string(),
-        WebhookFormat::Standard.sends(event_type),
-        WebhookFormat::Everprotec.sends(event_type)
-    ])?;
-    Ok(())
-}
 
 /// `?1` now, `?2` limit, `?3` the invite lifetime. Per site, a range of invites_by_status:
 /// pending, created at least a lifetime ago (an invite expires exactly one lifetime after
@@ -60,12 +30,7 @@ pub(super) fn sweep_sql() -> String {
 
 /// Pending invites whose time has come (by [`Status::at`]: at `expires_at` exactly)
 /// become expired, each with its `invite.expired` event.
-pub fn expire_due(
-    conn: &Connection,
-    cache: &InviteCache,
-    now: UnixTime,
-    limit: usize,
-) -> StoreResult<usize> {
+pub fn expire_due(conn: &Connection, now: UnixTime, limit: usize) -> StoreResult<usize> {
     let sql = sweep_sql();
     let due = all(
         conn,
@@ -75,7 +40,7 @@ pub fn expire_due(
     )?;
     for invite in &due {
         debug_assert_eq!(invite.status_at(now), Status::Expired);
-        invites::write_expired(conn, cache, invite, invite.expires_at, now)?;
+        changes::write_expired(conn, invite, invite.expires_at, now)?;
     }
     Ok(due.len())
 }

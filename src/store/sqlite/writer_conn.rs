@@ -5,13 +5,22 @@
 //! writer's connection therefore share one read transaction, which the writer ends
 //! before its next batch (so a lookup sees every commit of this process at once) and
 //! which is renewed after [`SNAPSHOT_AGE`] (so it sees another process's commits, the
-//! command line's, that much later at most). Each new read transaction also checks
-//! whether another process has committed, for the invite cache ([`InviteCache`]).
+//! command line's, that much later at most). Its life is bounded whether or not reads
+//! come: beginning one nudges the writer thread, which ends it once it is that old
+//! ([`WriterConn::end_stale_snapshot`]); an open read transaction would otherwise keep
+//! checkpoints from restarting the WAL. Each new read transaction also checks whether
+//! another process has changed an invite, for the invite cache ([`InviteCache`]).
+//!
+//! Every change to an invite on this connection evicts it from the cache by
+//! construction: temporary triggers call back into the cache from inside the statement
+//! that changes the row, so no write path can forget to.
 
 use super::connect::BUSY_TIMEOUT;
-use super::pool::exec_cached;
+use super::query::exec_cached;
+use crate::domain::InviteId;
 use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
+use rusqlite::functions::FunctionFlags;
 use rusqlite::Connection;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,8 +35,9 @@ pub enum Snapshot {
 }
 
 /// How long lookups on the writer's connection share one read transaction at most,
-/// which is how late they see a change committed by another process (the command line).
-pub const SNAPSHOT_AGE: Duration = Duration::from_millis(2);
+/// which is how late they see a change committed by another process (the command line):
+/// the same bound as the invite cache's, one constant for both.
+pub const SNAPSHOT_AGE: Duration = crate::store::invite_cache::FRESH_FOR;
 
 /// The writer's connection; between batches, lookups share a read transaction on it.
 pub struct WriterConn {
@@ -40,21 +50,41 @@ pub struct WriterConn {
     /// SQLite's `data_version` at the last check: it changes when another connection (in
     /// this process only the writer writes, so another process) has committed.
     data_version: Option<i64>,
+    /// `invite_changes.generation` at the last check: it changes when any connection has
+    /// changed or erased an invite (persistent triggers, migration 7). Another process's
+    /// commits that leave invites alone (creates, the health check) keep the cache.
+    generation: Option<i64>,
+    /// Tells the writer thread that a read transaction has begun.
+    nudge: Box<dyn Fn() + Send>,
 }
 
 impl WriterConn {
-    pub fn new(conn: Connection, cache: Arc<InviteCache>) -> Self {
-        Self::with_max_age(conn, cache, SNAPSHOT_AGE)
+    /// Takes the writer's connection; from now on every change of an invite on it evicts
+    /// the invite from `cache`.
+    pub fn new(
+        conn: Connection,
+        cache: Arc<InviteCache>,
+        nudge: Box<dyn Fn() + Send>,
+    ) -> rusqlite::Result<Self> {
+        Self::with_max_age(conn, cache, nudge, SNAPSHOT_AGE)
     }
 
-    fn with_max_age(conn: Connection, cache: Arc<InviteCache>, max_age: Duration) -> Self {
-        Self {
+    fn with_max_age(
+        conn: Connection,
+        cache: Arc<InviteCache>,
+        nudge: Box<dyn Fn() + Send>,
+        max_age: Duration,
+    ) -> rusqlite::Result<Self> {
+        evict_on_change(&conn, cache.clone())?;
+        Ok(Self {
             conn,
             snapshot: None,
             max_age,
             cache,
             data_version: None,
-        }
+            generation: None,
+            nudge,
+        })
     }
 
     /// Runs `f` in the shared read transaction, begun now if there is none (or an older
@@ -83,6 +113,7 @@ impl WriterConn {
                 self.end_snapshot();
                 return None;
             }
+            (self.nudge)();
         }
         let result = f(&self.conn);
         if result.is_err() {
@@ -99,12 +130,33 @@ impl WriterConn {
             .prepare_cached("PRAGMA data_version")?
             .query_row([], |r| r.get(0))?;
         if self.data_version != Some(version) {
-            // The first check also empties it: reads before it went unchecked.
-            self.cache.external_change();
             self.data_version = Some(version);
+            let generation: Option<i64> = self
+                .conn
+                .prepare_cached("SELECT generation FROM invite_changes")?
+                .query_row([], |r| r.get(0))
+                .ok();
+            // The first check also empties it: reads before it went unchecked. So does a
+            // database without the table (only tests open one).
+            if generation.is_none() || self.generation != generation {
+                self.cache.external_change();
+                self.generation = generation;
+            }
         }
         self.cache.checked(begun);
         Ok(())
+    }
+
+    /// Ends the shared read transaction if it is older than its age; while one younger
+    /// stays open, how long until it is not.
+    pub fn end_stale_snapshot(&mut self) -> Option<Duration> {
+        let age = self.snapshot?.elapsed();
+        if age >= self.max_age {
+            self.end_snapshot();
+            None
+        } else {
+            Some(self.max_age - age)
+        }
     }
 
     /// Ends the shared read transaction, if one is open, and gives the connection its
@@ -119,6 +171,30 @@ impl WriterConn {
     }
 }
 
+/// Temporary triggers (this connection only) that tell `cache` of every invite updated
+/// or deleted, inside the statement that does it.
+fn evict_on_change(conn: &Connection, cache: Arc<InviteCache>) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        "agegate_invite_changing",
+        1,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DIRECTONLY,
+        move |ctx| {
+            match ctx.get_raw(0).as_str().ok().and_then(InviteId::parse) {
+                Some(id) => cache.changing(&id),
+                // Not an id this process would make: forget everything rather than guess.
+                None => cache.external_change(),
+            }
+            Ok(0)
+        },
+    )?;
+    conn.execute_batch(
+        "CREATE TEMP TRIGGER IF NOT EXISTS evict_updated_invite AFTER UPDATE ON main.invites
+         BEGIN SELECT agegate_invite_changing(OLD.invite_id); END;
+         CREATE TEMP TRIGGER IF NOT EXISTS evict_deleted_invite AFTER DELETE ON main.invites
+         BEGIN SELECT agegate_invite_changing(OLD.invite_id); END;",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,21 +203,21 @@ mod tests {
     fn open() -> (tempfile::TempDir, WriterConn, Connection) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
-        let writer = Connection::open(&path).unwrap();
+        let mut writer = Connection::open(&path).unwrap();
         writer
             .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER);")
             .unwrap();
+        super::super::migrations::apply(&mut writer).unwrap();
         writer.busy_timeout(BUSY_TIMEOUT).unwrap();
         let other = Connection::open(&path).unwrap();
-        (
-            dir,
-            WriterConn::with_max_age(
-                writer,
-                Arc::new(InviteCache::new(16)),
-                Duration::from_secs(3600),
-            ),
-            other,
+        let writer = WriterConn::with_max_age(
+            writer,
+            Arc::new(InviteCache::new(16)),
+            Box::new(|| {}),
+            Duration::from_secs(3600),
         )
+        .unwrap();
+        (dir, writer, other)
     }
 
     fn count(conn: &Connection) -> StoreResult<i64> {
@@ -224,22 +300,34 @@ mod tests {
         assert_eq!(writer.read(Snapshot::Shared, &count).unwrap().unwrap(), 0);
     }
 
+    /// A pending invite `id` of a new site `s`, committed by `conn`.
+    fn store_invite(conn: &Connection, id: &str, site: &str) {
+        conn.execute_batch(&format!(
+            "INSERT INTO sites (site_id, name, created_at) VALUES ('{site}', 'n', 1);
+             INSERT INTO invites (invite_id, site_id, status, created_at, expires_at)
+             VALUES ('{id}', '{site}', 'pending', 1, 86401);"
+        ))
+        .unwrap();
+    }
+
     #[test]
-    fn another_processes_commit_empties_the_invite_cache_and_the_writers_own_do_not() {
+    fn another_processes_change_of_an_invite_empties_the_invite_cache_and_nothing_else_does() {
         use crate::domain::invite::Status;
         use crate::domain::{InviteId, SiteId};
         use crate::store::invite_cache::Lookup;
         use crate::store::InviteRecord;
         let (_dir, mut writer, other) = open();
+        let site = SiteId::generate();
         let record = InviteRecord {
             id: InviteId::generate(1_700_000_000_000),
-            site_id: SiteId::generate(),
+            site_id: site,
             custom_id: None,
             stored_status: Status::Pending,
-            created_at: 1_700_000_000,
-            expires_at: 1_700_086_400,
+            created_at: 1,
+            expires_at: 86_401,
             method: None,
         };
+        store_invite(&other, record.id.as_str(), &site.to_string());
         let cache = writer.cache.clone();
         let kept = |cache: &InviteCache| {
             matches!(
@@ -247,12 +335,15 @@ mod tests {
                 Lookup::Hit(_)
             )
         };
-        assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 0);
-        let Lookup::Miss(ticket) = cache.lookup(record.site_id, &record.id, Instant::now()) else {
-            panic!("an empty cache")
+        let fill = |cache: &InviteCache| {
+            let Lookup::Miss(ticket) = cache.lookup(site, &record.id, Instant::now()) else {
+                panic!("not kept")
+            };
+            cache.fill(ticket, record.clone());
+            assert!(kept(cache));
         };
-        cache.fill(ticket, record.clone());
-        assert!(kept(&cache));
+        assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 0);
+        fill(&cache);
 
         writer.end_snapshot();
         writer
@@ -266,7 +357,90 @@ mod tests {
         );
 
         other.execute("INSERT INTO t VALUES (2)", []).unwrap();
+        other.execute("PRAGMA user_version = 7", []).unwrap();
+        store_invite(&other, "another", &SiteId::generate().to_string());
         assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
-        assert!(!kept(&cache), "another process's commit empties it");
+        assert!(
+            kept(&cache),
+            "another process's commits that change no invite keep it"
+        );
+
+        other
+            .execute(
+                "UPDATE invites SET status = 'verified' WHERE invite_id = 'another'",
+                [],
+            )
+            .unwrap();
+        assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
+        assert!(
+            !kept(&cache),
+            "another process's change of an invite empties it"
+        );
+        fill(&cache);
+        other
+            .execute("DELETE FROM invites WHERE invite_id = 'another'", [])
+            .unwrap();
+        assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
+        assert!(!kept(&cache), "and so does an erasure");
+    }
+
+    #[test]
+    fn every_change_of_an_invite_on_the_writers_connection_evicts_it() {
+        use crate::domain::InviteId;
+        use crate::store::invite_cache::Lookup;
+        let (_dir, mut writer, _other) = open();
+        let site = crate::domain::SiteId::generate();
+        let id = InviteId::generate(1_700_000_000_000);
+        store_invite(&writer.conn, id.as_str(), &site.to_string());
+        let cache = writer.cache.clone();
+        let read = |writer: &mut WriterConn| {
+            writer.read(Snapshot::Latest, &count).unwrap().unwrap();
+        };
+        for sql in [
+            "UPDATE invites SET status = 'expired' WHERE invite_id = ?1",
+            "DELETE FROM invites WHERE invite_id = ?1",
+        ] {
+            read(&mut writer);
+            let Lookup::Miss(ticket) = cache.lookup(site, &id, Instant::now()) else {
+                panic!("not kept yet")
+            };
+            cache.fill(
+                ticket,
+                crate::store::InviteRecord {
+                    id: id.clone(),
+                    site_id: site,
+                    custom_id: None,
+                    stored_status: crate::domain::Status::Pending,
+                    created_at: 1,
+                    expires_at: 86_401,
+                    method: None,
+                },
+            );
+            assert!(matches!(
+                cache.lookup(site, &id, Instant::now()),
+                Lookup::Hit(_)
+            ));
+            writer.end_snapshot();
+            writer.conn.execute(sql, [id.as_str()]).unwrap();
+            cache.batch_ended();
+            assert!(
+                matches!(cache.lookup(site, &id, Instant::now()), Lookup::Miss(_)),
+                "{sql}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_snapshot_is_ended_once_it_is_older_than_its_age() {
+        let (_dir, mut writer, _other) = open();
+        writer.max_age = Duration::from_millis(20);
+        assert_eq!(writer.end_stale_snapshot(), None, "none open");
+        writer.read(Snapshot::Shared, &count).unwrap().unwrap();
+        let left = writer.end_stale_snapshot().expect("still young");
+        assert!(left <= Duration::from_millis(20));
+        assert!(!writer.conn.is_autocommit(), "kept open");
+        std::thread::sleep(left);
+        assert_eq!(writer.end_stale_snapshot(), None);
+        assert!(writer.conn.is_autocommit(), "ended");
     }
 }

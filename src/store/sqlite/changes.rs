@@ -1,0 +1,80 @@
+//! What a change of an invite writes besides the invite: its webhook event, in the same
+//! transaction. Every path that verifies or expires an invite comes through here, so
+//! none can forget the event (the invite cache needs no call: the writer's connection
+//! evicts by trigger, see `writer_conn`).
+
+use rusqlite::{params, Connection};
+
+use crate::clock::UnixTime;
+use crate::domain::webhook::{new_event_id, EventType};
+use crate::domain::{InviteId, SiteId, WebhookFormat};
+use crate::store::{InviteRecord, StoreResult};
+
+/// Writes the event for a change of `invite`, if its site has a webhook URL and its
+/// webhook format sends such events.
+pub fn record_event(
+    conn: &Connection,
+    site: SiteId,
+    invite: &InviteId,
+    event_type: EventType,
+    now: UnixTime,
+) -> StoreResult<()> {
+    conn.prepare_cached(
+        "INSERT INTO webhook_events
+             (event_id, site_id, invite_id, event_type, occurred_at, state, next_attempt_ms)
+         SELECT ?1, site_id, ?2, ?3, ?4, 'pending', ?4 * 1000
+         FROM sites WHERE site_id = ?5 AND webhook_url IS NOT NULL
+           AND CASE webhook_format WHEN 'standard' THEN ?6 WHEN 'everprotec' THEN ?7 END",
+    )?
+    .execute(params![
+        new_event_id(),
+        invite.as_str(),
+        event_type.as_str(),
+        now,
+        site.to_string(),
+        WebhookFormat::Standard.sends(event_type),
+        WebhookFormat::Everprotec.sends(event_type)
+    ])?;
+    Ok(())
+}
+
+/// Stores `record` as expired (since `settled_at`), with its `invite.expired` event at `now`.
+pub fn write_expired(
+    conn: &Connection,
+    record: &InviteRecord,
+    settled_at: UnixTime,
+    now: UnixTime,
+) -> StoreResult<()> {
+    conn.prepare_cached(
+        "UPDATE invites SET status = 'expired', settled_at = ?2 WHERE invite_id = ?1",
+    )?
+    .execute(params![record.id.as_str(), settled_at])?;
+    record_event(
+        conn,
+        record.site_id,
+        &record.id,
+        EventType::InviteExpired,
+        now,
+    )
+}
+
+/// Stores `record` as verified at `now`, with its `invite.verified` event.
+pub fn write_verified(conn: &Connection, record: &InviteRecord, now: UnixTime) -> StoreResult<()> {
+    conn.prepare_cached(
+        "UPDATE invites
+         SET status = 'verified', verified_at = ?2, verified_method = ?3, settled_at = ?2
+         WHERE invite_id = ?1",
+    )?
+    .execute(params![
+        record.id.as_str(),
+        now,
+        record.method.map(|m| m.as_str())
+    ])?;
+    record_event(
+        conn,
+        record.site_id,
+        &record.id,
+        EventType::InviteVerified,
+        now,
+    )
+}
