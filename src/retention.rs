@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clock, UnixTime};
-use crate::store::Store;
+use crate::store::RetentionStore;
 
 pub const DEFAULT_RETENTION: &str = "90d";
 /// How often retention runs after the first round at start.
@@ -73,7 +73,7 @@ impl fmt::Display for Retention {
 
 /// Runs a round now and then every `interval` until `shutdown`.
 pub async fn run(
-    store: Arc<dyn Store>,
+    store: Arc<dyn RetentionStore>,
     clock: Arc<dyn Clock>,
     retention: Retention,
     interval: Duration,
@@ -90,7 +90,7 @@ pub async fn run(
 
 /// One round: erases what retention says is due, then drops spent rows, a batch at a time.
 pub async fn round(
-    store: &dyn Store,
+    store: &dyn RetentionStore,
     clock: &dyn Clock,
     retention: Retention,
     shutdown: &CancellationToken,

@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
 use crate::domain::{Password, SiteId, Username};
-use crate::store::{NewCredential, Store};
+use crate::store::{AdminStore, NewCredential};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -20,7 +20,7 @@ struct CreatedKey {
     password: String,
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
     let username = Username::generate();
     let password = Password::generate();
     let key = CreatedKey {

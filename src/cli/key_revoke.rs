@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
 use crate::domain::SiteId;
-use crate::store::{RevokeOutcome, Store};
+use crate::store::{AdminStore, RevokeOutcome};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -12,7 +12,7 @@ pub struct Args {
     username: String,
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
     if store.site(args.site_id).await?.is_none() {
         anyhow::bail!("no site with id {}", args.site_id);
     }

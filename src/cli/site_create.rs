@@ -5,7 +5,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::domain::{
     MinAge, Password, SiteId, SiteName, SiteUrl, Username, WebhookFormat, WebhookSecret,
 };
-use crate::store::{NewCredential, NewSite, Store};
+use crate::store::{AdminStore, NewCredential, NewSite};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -70,7 +70,7 @@ impl SiteSettings {
 
 /// Creates a site with its first credential and webhook secret.
 pub async fn create_site(
-    store: &dyn Store,
+    store: &dyn AdminStore,
     clock: &dyn Clock,
     settings: SiteSettings,
 ) -> anyhow::Result<CreatedSite> {
@@ -114,7 +114,7 @@ pub async fn create_site(
     Ok(created)
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
     let name = args.name.as_str().to_owned();
     let created = create_site(
         store.as_ref(),

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use crate::domain::SiteId;
-use crate::store::Store;
+use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -14,7 +14,7 @@ pub struct Args {
     yes: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
     if !args.yes {
         anyhow::bail!(
             "not deleting site {}: this erases it with all its credentials, invites and events; add --yes to do so",

@@ -1,7 +1,7 @@
 use serde::Serialize;
 use std::sync::Arc;
 
-use crate::clock::rfc3339;
+use crate::clock::{rfc3339, UnixMillis};
 use crate::domain::webhook::DeliveryState;
 use crate::domain::SiteId;
 use crate::store::{EventRecord, Store};
@@ -43,8 +43,8 @@ struct AttemptView {
     error: Option<String>,
 }
 
-fn millis_rfc3339(ms: i64) -> String {
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64);
+fn millis_rfc3339(at: UnixMillis) -> String {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(at.get().max(0) as u64);
     humantime::format_rfc3339_millis(t).to_string()
 }
 
@@ -55,7 +55,7 @@ impl From<EventRecord> for EventView {
             occurred_at: rfc3339(e.occurred_at),
             state: e.state.as_str(),
             next_attempt_at: (e.state == DeliveryState::Pending)
-                .then_some(e.next_attempt_ms)
+                .then_some(e.next_attempt)
                 .flatten()
                 .map(millis_rfc3339),
             attempts: e
@@ -63,13 +63,13 @@ impl From<EventRecord> for EventView {
                 .into_iter()
                 .map(|a| AttemptView {
                     attempt: a.attempt,
-                    at: millis_rfc3339(a.started_ms),
+                    at: millis_rfc3339(a.started),
                     duration_ms: a.duration_ms,
                     http_status: a.http_status,
                     error: a.error,
                 })
                 .collect(),
-            event_id: e.event_id,
+            event_id: e.event_id.to_string(),
             invite_id: e.invite_id,
             last_status: e.last_status,
             last_error: e.last_error,

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use super::view::{print_site, SiteView};
-use crate::store::Store;
+use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -10,7 +10,7 @@ pub struct Args {
     json: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
     let sites: Vec<SiteView> = store.sites().await?.into_iter().map(Into::into).collect();
     if args.json {
         return super::print_json(&sites);

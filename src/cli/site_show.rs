@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use super::view::{print_site, SiteView};
 use crate::domain::SiteId;
-use crate::store::Store;
+use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -13,7 +13,7 @@ pub struct Args {
     json: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
     let site: SiteView = store
         .site(args.site_id)
         .await?

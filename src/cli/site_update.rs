@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use crate::domain::{MinAge, SiteId, SiteUrl, WebhookFormat};
-use crate::store::{SiteUpdate, Store};
+use crate::store::{AdminStore, SiteUpdate};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -33,7 +33,7 @@ fn optional_url(s: &str) -> Result<OptionalUrl, crate::domain::site::SiteUrlErro
     }
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
     if args.redirect_url.is_none()
         && args.webhook_url.is_none()
         && args.min_age.is_none()

@@ -1,15 +1,21 @@
 use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
-use crate::store::Store;
+use crate::domain::webhook::EventId;
+use crate::store::Outbox;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The event's id (the `webhook-id` header; see `agegate site deliveries`).
-    event_id: String,
+    #[arg(value_parser = parse_event_id)]
+    event_id: EventId,
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+fn parse_event_id(s: &str) -> Result<EventId, String> {
+    EventId::parse(s).ok_or_else(|| format!("'{s}' is not a webhook event id (evt_...)"))
+}
+
+pub async fn run(args: Args, store: Arc<dyn Outbox>) -> anyhow::Result<()> {
     if !store
         .redeliver(&args.event_id, SystemClock.now_millis())
         .await?

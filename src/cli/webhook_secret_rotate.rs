@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
 use crate::domain::{SiteId, WebhookSecret};
-use crate::store::Store;
+use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -20,7 +20,7 @@ struct Rotated {
     webhook_secret: String,
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
     let secret = WebhookSecret::generate();
     let rotated = Rotated {
         webhook_secret: secret.expose().to_owned(),

@@ -75,9 +75,33 @@ impl WebhookFormat {
     }
 }
 
-/// An event's identifier: the `webhook-id` header, the same on every attempt.
-pub fn new_event_id() -> String {
-    format!("evt_{}", super::random_token(16))
+/// An event's identifier: the `webhook-id` header, the same on every attempt. `evt_`
+/// and URL-safe characters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct EventId(String);
+
+impl EventId {
+    pub fn generate() -> Self {
+        Self(format!("evt_{}", super::random_token(16)))
+    }
+
+    /// `None` for text no event id has.
+    pub fn parse(s: &str) -> Option<Self> {
+        let token = s.strip_prefix("evt_")?;
+        let url_safe = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        (!token.is_empty() && token.len() <= 64 && token.chars().all(url_safe))
+            .then(|| Self(s.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for EventId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// Where an event's delivery stands.
@@ -154,8 +178,13 @@ mod tests {
     }
 
     #[test]
-    fn event_ids_are_unique() {
-        assert_ne!(new_event_id(), new_event_id());
-        assert!(new_event_id().starts_with("evt_"));
+    fn event_ids_are_unique_and_parse_as_themselves() {
+        let id = EventId::generate();
+        assert_ne!(id, EventId::generate());
+        assert_eq!(EventId::parse(id.as_str()), Some(id.clone()));
+        assert!(id.as_str().starts_with("evt_"));
+        for bad in ["", "evt_", "evt", "x_abc", "evt_a b", "evt_é"] {
+            assert_eq!(EventId::parse(bad), None, "{bad:?}");
+        }
     }
 }

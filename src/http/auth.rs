@@ -40,7 +40,7 @@ impl FromRequestParts<AppState> for SiteAuth {
         // Only authenticated requests count, so nobody can spend another site's budget.
         if let Some(limiter) = &state.rate_limiter {
             if let Decision::Limited { retry_after_secs } =
-                limiter.check(credential_site, state.clock.now_millis())
+                limiter.check(credential_site, state.clock.now_millis().get())
             {
                 return Err(ApiError::RateLimited { retry_after_secs });
             }

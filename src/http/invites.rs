@@ -153,9 +153,9 @@ pub async fn create_invite(
         .map_err(|CustomIdError::TooLong| ErrorCode::CustomIdTooLong)?;
     // One reading of the clock for both, so the id's order and `created` agree.
     let now_millis = state.clock.now_millis();
-    let now = now_millis.div_euclid(1000);
+    let now = now_millis.seconds();
     let new = NewInvite {
-        id: InviteId::generate(now_millis),
+        id: InviteId::generate(now_millis.get()),
         site_id: auth.site_id,
         custom_id,
         created_at: now,

@@ -2,14 +2,14 @@
 //! and what operators see of them.
 
 use super::InviteRecord;
-use crate::clock::UnixTime;
-use crate::domain::webhook::{DeliveryState, EventType};
+use crate::clock::{UnixMillis, UnixTime};
+use crate::domain::webhook::{DeliveryState, EventId, EventType};
 use crate::domain::{WebhookFormat, WebhookSecret};
 
 /// An event claimed for delivery, with everything needed to send it.
 #[derive(Debug, Clone)]
 pub struct DueEvent {
-    pub event_id: String,
+    pub event_id: EventId,
     pub event_type: EventType,
     pub occurred_at: UnixTime,
     /// Attempts made in the current round of the retry schedule, before this one.
@@ -28,7 +28,7 @@ pub struct DueEvent {
 /// The outcome of one delivery attempt.
 #[derive(Debug, Clone)]
 pub struct Attempt {
-    pub started_ms: i64,
+    pub started: UnixMillis,
     pub duration_ms: i64,
     pub http_status: Option<u16>,
     pub error: Option<String>,
@@ -38,17 +38,18 @@ pub struct Attempt {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AfterAttempt {
     Delivered,
-    RetryAt(i64),
+    RetryAt(UnixMillis),
     Failed,
 }
 
 impl AfterAttempt {
     /// The event's stored `state`, `next_attempt_ms` and `finished_at` after the attempt.
     pub fn columns(self, now: UnixTime) -> (DeliveryState, Option<i64>, Option<UnixTime>) {
+        // Stored as milliseconds.
         match self {
             AfterAttempt::Delivered => (DeliveryState::Delivered, None, Some(now)),
             AfterAttempt::Failed => (DeliveryState::Failed, None, Some(now)),
-            AfterAttempt::RetryAt(ms) => (DeliveryState::Pending, Some(ms), None),
+            AfterAttempt::RetryAt(at) => (DeliveryState::Pending, Some(at.get()), None),
         }
     }
 }
@@ -59,7 +60,7 @@ pub const OLD_SECRET_GRACE_SECS: i64 = 24 * 60 * 60;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttemptRecord {
     pub attempt: usize,
-    pub started_ms: i64,
+    pub started: UnixMillis,
     pub duration_ms: i64,
     pub http_status: Option<u16>,
     pub error: Option<String>,
@@ -68,12 +69,12 @@ pub struct AttemptRecord {
 /// An event as operators see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventRecord {
-    pub event_id: String,
+    pub event_id: EventId,
     pub event_type: EventType,
     pub invite_id: String,
     pub occurred_at: UnixTime,
     pub state: DeliveryState,
-    pub next_attempt_ms: Option<i64>,
+    pub next_attempt: Option<UnixMillis>,
     pub last_status: Option<u16>,
     pub last_error: Option<String>,
     pub attempts: Vec<AttemptRecord>,

@@ -120,7 +120,7 @@ impl InviteCache {
     /// read transaction that checked).
     pub fn checked(&self, at: Instant) {
         let mut inner = self.lock();
-        if inner.checked_at.map_or(true, |last| last < at) {
+        if inner.checked_at.is_none_or(|last| last < at) {
             inner.checked_at = Some(at);
         }
     }

@@ -8,6 +8,7 @@ mod events;
 pub mod invite_cache;
 pub mod listing;
 pub mod postgres;
+mod records;
 pub(crate) mod rows;
 pub mod sqlite;
 pub(crate) mod transitions;
@@ -17,168 +18,26 @@ pub use events::{
     AfterAttempt, Attempt, AttemptRecord, DueEvent, EventRecord, OLD_SECRET_GRACE_SECS,
 };
 pub use listing::{InvitePage, InviteSlice};
+pub use records::*;
 
-use crate::clock::UnixTime;
+use crate::clock::{UnixMillis, UnixTime};
+use crate::domain::webhook::EventId;
 use crate::domain::{
-    CustomId, IdempotentRequest, InviteId, ListQuery, MinAge, PasswordDigest, PresentationRequest,
-    SiteId, SiteName, SiteUrl, Status, Username, VerifyMethod, WebhookFormat, WebhookSecret,
+    IdempotentRequest, InviteId, ListQuery, PresentationRequest, SiteId, VerifyMethod,
+    WebhookSecret,
 };
 use std::sync::Arc;
 use std::time::Duration;
-
-pub struct NewInvite {
-    pub id: InviteId,
-    pub site_id: SiteId,
-    pub custom_id: Option<CustomId>,
-    pub created_at: UnixTime,
-    pub expires_at: UnixTime,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InviteRecord {
-    pub id: InviteId,
-    pub site_id: SiteId,
-    pub custom_id: Option<String>,
-    /// What is written down; see [`InviteRecord::status_at`] for what clients see.
-    pub stored_status: Status,
-    pub created_at: UnixTime,
-    pub expires_at: UnixTime,
-    /// How it was verified; `None` unless verified.
-    pub method: Option<VerifyMethod>,
-}
-
-impl InviteRecord {
-    pub fn status_at(&self, now: UnixTime) -> Status {
-        Status::at(self.stored_status, self.expires_at, now)
-    }
-}
-
-/// What a create did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CreateOutcome {
-    /// The invite is stored (with its idempotency key, if it had one).
-    Created,
-    /// The key was used within its window with the same body: this is the invite it made.
-    Replayed(InviteRecord),
-    /// The key was used within its window with another body; nothing was created.
-    KeyConflict,
-}
-
-/// What cancelling an invite did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CancelOutcome {
-    NotFound,
-    /// It was pending and is now expired, with its `invite.expired` event.
-    Cancelled(InviteRecord),
-    AlreadyExpired(InviteRecord),
-    /// It is verified, which cannot be undone.
-    Verified,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum VerifyOutcome {
-    NotFound,
-    Verified(InviteRecord),
-    AlreadyVerified(InviteRecord),
-    Expired,
-}
-
-/// What answering a presentation request did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AnswerOutcome {
-    NotFound,
-    /// The invite has expired; the request stays as it was.
-    Expired,
-    /// `state` names no live request of this invite (unknown, answered before, or too old).
-    NotLive,
-    Verified(InviteRecord),
-    AlreadyVerified(InviteRecord),
-}
-
-/// What authentication needs to know of a credential.
-#[derive(Debug, Clone)]
-pub struct CredentialRecord {
-    pub site_id: SiteId,
-    pub digest: PasswordDigest,
-    pub revoked: bool,
-}
-
-pub struct NewCredential {
-    pub username: Username,
-    pub digest: PasswordDigest,
-    pub created_at: UnixTime,
-}
-
-pub struct NewSite {
-    pub id: SiteId,
-    pub name: SiteName,
-    pub redirect_url: Option<SiteUrl>,
-    pub webhook_url: Option<SiteUrl>,
-    pub sandbox: bool,
-    pub min_age: MinAge,
-    pub webhook_format: WebhookFormat,
-    pub created_at: UnixTime,
-    pub credential: NewCredential,
-    pub webhook_secret: WebhookSecret,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CredentialInfo {
-    pub username: String,
-    pub created_at: UnixTime,
-    pub revoked_at: Option<UnixTime>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SiteRecord {
-    pub id: SiteId,
-    pub name: String,
-    pub redirect_url: Option<String>,
-    pub webhook_url: Option<String>,
-    pub sandbox: bool,
-    pub min_age: MinAge,
-    pub webhook_format: WebhookFormat,
-    pub created_at: UnixTime,
-    pub credentials: Vec<CredentialInfo>,
-}
-
-/// A change to a site; `None` leaves a field alone, `Some(None)` clears it.
-#[derive(Default)]
-pub struct SiteUpdate {
-    pub redirect_url: Option<Option<SiteUrl>>,
-    pub webhook_url: Option<Option<SiteUrl>>,
-    pub min_age: Option<MinAge>,
-    pub webhook_format: Option<WebhookFormat>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RevokeOutcome {
-    Revoked,
-    AlreadyRevoked,
-    NotFound,
-}
-
-/// An invite with what its gateway page needs to know of the site.
-#[derive(Debug, Clone)]
-pub struct GatewayInvite {
-    pub invite: InviteRecord,
-    pub site_name: String,
-    pub redirect_url: Option<String>,
-    pub sandbox: bool,
-    pub min_age: MinAge,
-}
 
 /// The undelivered events, counted alike by both backends (the partial index on
 /// pending events serves it).
 pub(crate) const BACKLOG_SQL: &str = "SELECT COUNT(*) FROM webhook_events WHERE state = 'pending'";
 
+/// The client API: credentials and a site's invites.
 #[async_trait::async_trait]
-pub trait Store: Send + Sync + 'static {
-    /// Succeeds when the database accepts a write (`/healthz`, interface §10).
-    async fn ping(&self) -> StoreResult<()>;
-
-    // The client API.
+pub trait InviteStore: Send + Sync + 'static {
     async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>>;
+
     /// Stores the invite, and with it `key` (in the same transaction), unless [`Repeat`]
     /// says the key was used already; answers once that is durably committed. Repeats of
     /// one key wait for each other, so they never make two invites.
@@ -189,13 +48,16 @@ pub trait Store: Send + Sync + 'static {
         invite: NewInvite,
         key: Option<IdempotentRequest>,
     ) -> StoreResult<CreateOutcome>;
+
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>>;
+
     /// Runs each slice (see [`listing`]): the site's invites it holds, newest first.
     async fn invite_slices(
         &self,
         site: SiteId,
         slices: Vec<InviteSlice>,
     ) -> StoreResult<Vec<Vec<InviteRecord>>>;
+
     /// One page of the site's invites, newest first, as `query` asks at `now`.
     async fn list_invites(
         &self,
@@ -206,6 +68,7 @@ pub trait Store: Send + Sync + 'static {
         let found = self.invite_slices(site, listing::plan(query, now)).await?;
         Ok(listing::page(found, query.limit))
     }
+
     /// Applies [`crate::domain::invite::cancel`] to the site's invite as it stands at
     /// `now`; a pending one is stored expired with its `invite.expired` event.
     async fn cancel_invite(
@@ -214,10 +77,12 @@ pub trait Store: Send + Sync + 'static {
         id: &InviteId,
         now: UnixTime,
     ) -> StoreResult<CancelOutcome>;
+
     /// Erases the site's invite with everything stored about it: its webhook events
     /// (delivered or not) and their attempts, its presentation requests and idempotency
     /// keys. `false` when the site has no such invite.
     async fn erase_invite(&self, site: SiteId, id: &InviteId) -> StoreResult<bool>;
+
     /// Applies [`crate::domain::invite::verify`] to the invite as it stands at `now`;
     /// a transition to verified writes its `invite.verified` event in the same transaction.
     async fn verify_invite(
@@ -226,15 +91,20 @@ pub trait Store: Send + Sync + 'static {
         method: VerifyMethod,
         now: UnixTime,
     ) -> StoreResult<VerifyOutcome>;
+}
 
-    // The gateway page and its presentation requests (interface §7).
+/// The gateway page and its presentation requests (interface §7).
+#[async_trait::async_trait]
+pub trait PresentationStore: Send + Sync + 'static {
     async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>>;
+
     /// The invite's live presentation request at `now`, if it has one.
     async fn live_request(
         &self,
         invite: &InviteId,
         now: UnixTime,
     ) -> StoreResult<Option<PresentationRequest>>;
+
     /// Stores `fresh` unless the invite has a live request at `fresh.created_at` already;
     /// returns the one that is live.
     async fn open_request(
@@ -242,73 +112,99 @@ pub trait Store: Send + Sync + 'static {
         invite: &InviteId,
         fresh: PresentationRequest,
     ) -> StoreResult<PresentationRequest>;
+
     /// The invite's request named `state`, live or not.
     async fn request(
         &self,
         invite: &InviteId,
         state: &str,
     ) -> StoreResult<Option<PresentationRequest>>;
+
     /// After a presentation was verified: in one transaction, marks the request answered
     /// (only if it is still live) and verifies the invite by `eu-av`, as
-    /// [`Store::verify_invite`] does.
+    /// [`InviteStore::verify_invite`] does.
     async fn answer_request(
         &self,
         invite: &InviteId,
         state: &str,
         now: UnixTime,
     ) -> StoreResult<AnswerOutcome>;
+}
 
-    // Expiry and webhook delivery.
+/// Expiry and webhook delivery: the outbox of events and its attempts.
+#[async_trait::async_trait]
+pub trait Outbox: Send + Sync + 'static {
     /// Marks up to `limit` pending invites whose time has come as expired, each with its
     /// `invite.expired` event; returns how many.
     async fn expire_due(&self, now: UnixTime, limit: usize) -> StoreResult<usize>;
-    /// Claims up to `limit` due events for `lease_ms`, so no other worker sends them.
+
+    /// Claims up to `limit` due events for `lease`, so no other worker sends them.
     async fn claim_events(
         &self,
-        now_ms: i64,
-        lease_ms: i64,
+        now: UnixMillis,
+        lease: Duration,
         limit: usize,
     ) -> StoreResult<Vec<DueEvent>>;
+
     /// Records an attempt and what follows it; releases the claim.
     async fn finish_attempt(
         &self,
-        event_id: &str,
+        event: &EventId,
         attempt: Attempt,
         after: AfterAttempt,
         now: UnixTime,
     ) -> StoreResult<()>;
+
     /// The site's most recent events, newest first, with their attempts.
     async fn deliveries(&self, site: SiteId, limit: usize) -> StoreResult<Vec<EventRecord>>;
+
     /// Queues an event again with a fresh retry schedule; `false` when there is no such event.
-    async fn redeliver(&self, event_id: &str, now_ms: i64) -> StoreResult<bool>;
+    async fn redeliver(&self, event: &EventId, now: UnixMillis) -> StoreResult<bool>;
+
     /// How many events are not yet delivered (pending or waiting for a retry).
     async fn webhook_backlog(&self) -> StoreResult<u64>;
+}
 
-    // Retention.
-    /// Erases, as [`Store::erase_invite`] does, up to `limit` invites that became verified
+/// Retention: what is erased or dropped once it has no further use.
+#[async_trait::async_trait]
+pub trait RetentionStore: Send + Sync + 'static {
+    /// Erases, as [`InviteStore::erase_invite`] does, up to `limit` invites that became verified
     /// or expired before `before`; returns how many. Safe to run on several nodes at once.
     async fn erase_settled(&self, before: UnixTime, limit: usize) -> StoreResult<usize>;
+
     /// Drops up to `limit` each of what has no further use at `now`: idempotency keys past
     /// their window, presentation requests past their life, webhook secrets that stopped
     /// signing. Returns how many rows went.
     async fn drop_spent(&self, now: UnixTime, limit: usize) -> StoreResult<usize>;
+}
 
-    // Administration.
+/// Administration: sites, credentials, webhook secrets, and the health check.
+#[async_trait::async_trait]
+pub trait AdminStore: Send + Sync + 'static {
+    /// Succeeds when the database accepts a write (`/healthz`, interface §10).
+    async fn ping(&self) -> StoreResult<()>;
+
     async fn create_site(&self, site: NewSite) -> StoreResult<()>;
+
     async fn sites(&self) -> StoreResult<Vec<SiteRecord>>;
+
     async fn site(&self, id: SiteId) -> StoreResult<Option<SiteRecord>>;
+
     /// `false` when there is no such site.
     async fn update_site(&self, id: SiteId, update: SiteUpdate) -> StoreResult<bool>;
+
     /// `false` when there is no such site.
     async fn add_credential(&self, site: SiteId, credential: NewCredential) -> StoreResult<bool>;
+
     async fn revoke_credential(
         &self,
         site: SiteId,
         username: &str,
         now: UnixTime,
     ) -> StoreResult<RevokeOutcome>;
+
     /// Erases the site with everything it owns: credentials, webhook secrets, invites and
-    /// all [`Store::erase_invite`] erases with them. Returns how many invites went, or
+    /// all [`InviteStore::erase_invite`] erases with them. Returns how many invites went, or
     /// `None` when there is no such site. Credentials go first, so no invite is added
     /// meanwhile; invites go in batches, so other writes get their turn in between.
     async fn delete_site(&self, site: SiteId) -> StoreResult<Option<usize>> {
@@ -326,12 +222,15 @@ pub trait Store: Send + Sync + 'static {
         }
         Ok(Some(erased + self.erase_site_invites(site, None).await?))
     }
-    /// [`Store::delete_site`]'s first step: deletes the site's credentials; `false` when
+
+    /// [`AdminStore::delete_site`]'s first step: deletes the site's credentials; `false` when
     /// there is no such site.
     async fn begin_site_delete(&self, site: SiteId) -> StoreResult<bool>;
-    /// [`Store::delete_site`]'s next steps: erases up to `limit` of the site's invites;
+
+    /// [`AdminStore::delete_site`]'s next steps: erases up to `limit` of the site's invites;
     /// with `None`, all that are left and then the site. Returns how many invites went.
     async fn erase_site_invites(&self, site: SiteId, limit: Option<usize>) -> StoreResult<usize>;
+
     /// Makes `secret` the site's signing secret; the previous one stays valid for signing
     /// until `now` + 24 h. `false` when there is no such site.
     async fn rotate_webhook_secret(
@@ -341,6 +240,13 @@ pub trait Store: Send + Sync + 'static {
         now: UnixTime,
     ) -> StoreResult<bool>;
 }
+
+/// Everything a server needs of its database: the capabilities above, each of which the
+/// parts that need only it (the webhook worker, the sweeper, retention, the command line)
+/// take alone.
+pub trait Store: InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore {}
+
+impl<T: InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore> Store for T {}
 
 /// How a server uses its database. Both apply to PostgreSQL; the SQLite backend has one
 /// writer and a fixed set of readers, and waits for the file's lock instead.

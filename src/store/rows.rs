@@ -10,8 +10,9 @@ use super::{
     AttemptRecord, CredentialInfo, CredentialRecord, DueEvent, EventRecord, GatewayInvite,
     InviteRecord, SiteRecord, StoreError, StoreResult,
 };
+use crate::clock::UnixMillis;
 use crate::domain::idempotency::RememberedKey;
-use crate::domain::webhook::{DeliveryState, EventType};
+use crate::domain::webhook::{DeliveryState, EventId, EventType};
 use crate::domain::{
     BodyDigest, InviteId, MinAge, PasswordDigest, PresentationRequest, SiteId, Status,
     VerifyMethod, WebhookFormat, WebhookSecret,
@@ -187,7 +188,7 @@ pub fn due_event(row: &dyn Columns) -> StoreResult<DueEvent> {
     let attempts = count(row, 3)?;
     let round_start = count(row, 4)?;
     Ok(DueEvent {
-        event_id: row.text(0)?,
+        event_id: parsed(row, 0, "event id", EventId::parse)?,
         event_type: parsed(row, 1, "event type", EventType::parse)?,
         occurred_at: row.int(2)?,
         attempts_in_round: attempts
@@ -211,12 +212,12 @@ pub const EVENT_COLUMNS: &str = "event_id, event_type, invite_id, occurred_at, s
 /// An event without its attempts (they come from [`attempt`]).
 pub fn event(row: &dyn Columns) -> StoreResult<EventRecord> {
     Ok(EventRecord {
-        event_id: row.text(0)?,
+        event_id: parsed(row, 0, "event id", EventId::parse)?,
         event_type: parsed(row, 1, "event type", EventType::parse)?,
         invite_id: row.text(2)?,
         occurred_at: row.int(3)?,
         state: parsed(row, 4, "delivery state", DeliveryState::parse)?,
-        next_attempt_ms: row.opt_int(5)?,
+        next_attempt: row.opt_int(5)?.map(UnixMillis),
         last_status: http_status(row, 6)?,
         last_error: row.opt_text(7)?,
         attempts: Vec::new(),
@@ -228,7 +229,7 @@ pub const ATTEMPT_COLUMNS: &str = "attempt, started_ms, duration_ms, http_status
 pub fn attempt(row: &dyn Columns) -> StoreResult<AttemptRecord> {
     Ok(AttemptRecord {
         attempt: count(row, 0)?,
-        started_ms: row.int(1)?,
+        started: UnixMillis(row.int(1)?),
         duration_ms: row.int(2)?,
         http_status: http_status(row, 3)?,
         error: row.opt_text(4)?,

@@ -36,11 +36,15 @@ pub fn outgoing(event: &DueEvent, public_url: &str, timestamp: i64) -> Result<Ou
     match event.webhook_format {
         WebhookFormat::Standard => {
             let body = payload(event, public_url);
-            let signature =
-                signing::signature_header(&event.secrets, &event.event_id, timestamp, &body);
+            let signature = signing::signature_header(
+                &event.secrets,
+                event.event_id.as_str(),
+                timestamp,
+                &body,
+            );
             Ok(Outgoing {
                 headers: vec![
-                    ("webhook-id", event.event_id.clone()),
+                    ("webhook-id", event.event_id.to_string()),
                     ("webhook-timestamp", timestamp.to_string()),
                     ("webhook-signature", signature),
                 ],
@@ -87,7 +91,7 @@ mod tests {
 
     fn event(custom_id: Option<&str>, event_type: EventType) -> DueEvent {
         DueEvent {
-            event_id: "evt_1".into(),
+            event_id: crate::domain::webhook::EventId::parse("evt_1").unwrap(),
             event_type,
             occurred_at: 1_800_000_123,
             attempts_in_round: 0,

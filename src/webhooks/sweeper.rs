@@ -8,12 +8,12 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
-use crate::store::Store;
+use crate::store::Outbox;
 
 const BATCH: usize = 500;
 
 pub async fn run(
-    store: Arc<dyn Store>,
+    store: Arc<dyn Outbox>,
     clock: Arc<dyn Clock>,
     wake_deliveries: Arc<Notify>,
     interval: Duration,

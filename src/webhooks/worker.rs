@@ -12,9 +12,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::{Sent, WebhookClient};
 use super::formats;
-use crate::clock::Clock;
+use crate::clock::{Clock, UnixMillis};
 use crate::domain::webhook::retry_delay;
-use crate::store::{AfterAttempt, Attempt, DueEvent, Store};
+use crate::store::{AfterAttempt, Attempt, DueEvent, Outbox};
 
 /// How long a claim lasts by default: longer than the client's timeout, so a live
 /// worker never loses its claim mid-send.
@@ -24,7 +24,7 @@ pub const MIN_LEASE: Duration = Duration::from_secs(11);
 const CONCURRENCY: usize = 32;
 
 pub struct Worker {
-    pub store: Arc<dyn Store>,
+    pub store: Arc<dyn Outbox>,
     pub clock: Arc<dyn Clock>,
     pub client: WebhookClient,
     pub schedule: Vec<Duration>,
@@ -43,15 +43,14 @@ impl Worker {
         let this = Arc::new(self);
         let permits = Arc::new(Semaphore::new(CONCURRENCY));
         // Each delivery task yields when its event is due again, if it is to be retried.
-        let mut in_flight: JoinSet<Option<i64>> = JoinSet::new();
+        let mut in_flight: JoinSet<Option<UnixMillis>> = JoinSet::new();
         // The earliest retry this worker scheduled, so it wakes for it on time.
-        let mut next_retry_ms: Option<i64> = None;
-        let lease_ms = i64::try_from(this.lease.as_millis()).unwrap_or(i64::MAX);
+        let mut next_retry: Option<UnixMillis> = None;
         let mut last_backlog: Option<std::time::Instant> = None;
         while !shutdown.is_cancelled() {
             // The gauge follows the outbox at the poll's pace, not on every wake-up (a
             // wake-up per written event would add a count to every verification).
-            if !last_backlog.is_some_and(|at| at.elapsed() < this.poll) {
+            if last_backlog.is_none_or(|at| at.elapsed() >= this.poll) {
                 last_backlog = Some(std::time::Instant::now());
                 if let Ok(backlog) = this.store.webhook_backlog().await {
                     this.metrics
@@ -63,10 +62,10 @@ impl Worker {
             let mut claimed = 0;
             if free > 0 {
                 let now = this.clock.now_millis();
-                if next_retry_ms.is_some_and(|at| at <= now) {
-                    next_retry_ms = None;
+                if next_retry.is_some_and(|at| at <= now) {
+                    next_retry = None;
                 }
-                match this.store.claim_events(now, lease_ms, free).await {
+                match this.store.claim_events(now, this.lease, free).await {
                     Ok(events) => {
                         claimed = events.len();
                         for event in events {
@@ -83,20 +82,19 @@ impl Worker {
                 }
             }
             while let Some(done) = in_flight.try_join_next() {
-                next_retry_ms = earliest(next_retry_ms, done.ok().flatten());
+                next_retry = earliest(next_retry, done.ok().flatten());
             }
             if claimed > 0 && claimed == free {
                 continue; // there may be more due right now
             }
-            let until_retry = next_retry_ms
-                .map(|at| Duration::from_millis((at - this.clock.now_millis()).max(0) as u64));
+            let until_retry = next_retry.map(|at| at.since(this.clock.now_millis()));
             let nap = until_retry.map_or(this.poll, |d| d.min(this.poll));
             tokio::select! {
                 _ = shutdown.cancelled() => {}
                 _ = this.wake.notified() => {}
                 _ = tokio::time::sleep(nap) => {}
                 Some(done) = in_flight.join_next(), if !in_flight.is_empty() => {
-                    next_retry_ms = earliest(next_retry_ms, done.ok().flatten());
+                    next_retry = earliest(next_retry, done.ok().flatten());
                 }
             }
         }
@@ -105,8 +103,8 @@ impl Worker {
     }
 
     /// Makes one attempt and records it; returns when the event is due again, if ever.
-    async fn deliver(&self, event: DueEvent) -> Option<i64> {
-        let started_ms = self.clock.now_millis();
+    async fn deliver(&self, event: DueEvent) -> Option<UnixMillis> {
+        let started_at = self.clock.now_millis();
         let started = Instant::now();
         let sent = match &event.webhook_url {
             None => Sent::Failed("the site has no webhook URL".into()),
@@ -128,7 +126,9 @@ impl Worker {
             AfterAttempt::Failed
         } else {
             match retry_delay(attempt_no, &self.schedule) {
-                Some(delay) => AfterAttempt::RetryAt(self.clock.now_millis() + with_jitter(delay)),
+                Some(delay) => {
+                    AfterAttempt::RetryAt(self.clock.now_millis().after(with_jitter(delay)))
+                }
                 None => AfterAttempt::Failed,
             }
         };
@@ -142,7 +142,7 @@ impl Worker {
             "webhook attempt"
         );
         let attempt = Attempt {
-            started_ms,
+            started: started_at,
             duration_ms: started.elapsed().as_millis() as i64,
             http_status,
             error,
@@ -168,15 +168,15 @@ impl Worker {
     }
 }
 
-fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+fn earliest(a: Option<UnixMillis>, b: Option<UnixMillis>) -> Option<UnixMillis> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
 }
 
-/// The delay in milliseconds, plus up to 10% so retries from many events spread out.
-fn with_jitter(delay: Duration) -> i64 {
-    let ms = delay.as_millis() as i64;
-    ms + rand::thread_rng().gen_range(0..=ms / 10)
+/// The delay plus up to 10% so retries from many events spread out.
+fn with_jitter(delay: Duration) -> Duration {
+    let ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX / 2);
+    Duration::from_millis(ms + rand::thread_rng().gen_range(0..=ms / 10))
 }

@@ -89,7 +89,7 @@ async fn run_batches<B: Batch>(pool: Pool, mut waiting: mpsc::UnboundedReceiver<
     let mut batch = Vec::new();
     while waiting.recv_many(&mut batch, MAX_BATCH).await > 0 {
         let (items, answers): (Vec<_>, Vec<_>) = batch.drain(..).unzip();
-        if connection.as_ref().map_or(true, |c| c.is_closed()) {
+        if connection.as_ref().is_none_or(|c| c.is_closed()) {
             connection = match pool.get().await {
                 Ok(c) => Some(c),
                 Err(e) => {

@@ -19,6 +19,7 @@ mod shared;
 mod sites;
 mod webhooks;
 
+use crate::domain::webhook::EventId;
 use std::time::Duration;
 
 use deadpool_postgres::{
@@ -30,12 +31,12 @@ use tokio_postgres::NoTls;
 
 use super::rows::Columns;
 use super::{
-    describe, AfterAttempt, AnswerOutcome, Attempt, CancelOutcome, CreateOutcome, CredentialRecord,
-    DbOptions, DueEvent, EventRecord, GatewayInvite, InviteRecord, InviteSlice, NewCredential,
-    NewInvite, NewSite, RevokeOutcome, SiteRecord, SiteUpdate, Store, StoreError, StoreResult,
-    VerifyOutcome,
+    describe, AdminStore, AfterAttempt, AnswerOutcome, Attempt, CancelOutcome, CreateOutcome,
+    CredentialRecord, DbOptions, DueEvent, EventRecord, GatewayInvite, InviteRecord, InviteSlice,
+    InviteStore, NewCredential, NewInvite, NewSite, Outbox, PresentationStore, RetentionStore,
+    RevokeOutcome, SiteRecord, SiteUpdate, StoreError, StoreResult, VerifyOutcome,
 };
-use crate::clock::UnixTime;
+use crate::clock::{UnixMillis, UnixTime};
 use crate::domain::{
     IdempotentRequest, InviteId, PresentationRequest, SiteId, VerifyMethod, WebhookSecret,
 };
@@ -170,23 +171,7 @@ fn bigint(n: usize) -> i64 {
 }
 
 #[async_trait::async_trait]
-impl Store for PostgresStore {
-    async fn ping(&self) -> StoreResult<()> {
-        // `/healthz` checks that the database makes a write durable (interface §10): a
-        // committed write that needs a new page, as creates do (migration 4 says why), so
-        // a full disk answers 503 here as it does to creates. A standby or a read-only
-        // server refuses it as well. Probes of several nodes take turns on the table's
-        // lock, for a few milliseconds each.
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        tx.batch_execute("TRUNCATE health_probe").await?;
-        let now = crate::clock::Clock::now(&crate::clock::SystemClock);
-        tx.execute("INSERT INTO health_probe (checked_at) VALUES ($1)", &[&now])
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
+impl InviteStore for PostgresStore {
     async fn credential(&self, username: &str) -> StoreResult<Option<CredentialRecord>> {
         sites::credential(&*self.shared.client().await?, username).await
     }
@@ -238,7 +223,10 @@ impl Store for PostgresStore {
     ) -> StoreResult<VerifyOutcome> {
         invites::verify(&mut self.client().await?, id, method, now).await
     }
+}
 
+#[async_trait::async_trait]
+impl PresentationStore for PostgresStore {
     async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>> {
         invites::gateway(&*self.shared.client().await?, id).await
     }
@@ -275,36 +263,40 @@ impl Store for PostgresStore {
     ) -> StoreResult<AnswerOutcome> {
         presentations::answer(&mut self.client().await?, invite, state, now).await
     }
+}
 
+#[async_trait::async_trait]
+impl Outbox for PostgresStore {
     async fn expire_due(&self, now: UnixTime, limit: usize) -> StoreResult<usize> {
         webhooks::expire_due(&mut self.client().await?, now, limit).await
     }
 
     async fn claim_events(
         &self,
-        now_ms: i64,
-        lease_ms: i64,
+        now: UnixMillis,
+        lease: Duration,
         limit: usize,
     ) -> StoreResult<Vec<DueEvent>> {
-        webhooks::claim(&self.client().await?, now_ms, lease_ms, limit).await
+        webhooks::claim(&self.client().await?, now, now.after(lease), limit).await
     }
 
     async fn finish_attempt(
         &self,
-        event_id: &str,
+        event: &EventId,
         attempt: Attempt,
         after: AfterAttempt,
         now: UnixTime,
     ) -> StoreResult<()> {
-        webhooks::finish_attempt(&self.client().await?, event_id, &attempt, after, now).await
+        let client = self.client().await?;
+        webhooks::finish_attempt(&client, event.as_str(), &attempt, after, now).await
     }
 
     async fn deliveries(&self, site: SiteId, limit: usize) -> StoreResult<Vec<EventRecord>> {
         webhooks::deliveries(&self.client().await?, site, limit).await
     }
 
-    async fn redeliver(&self, event_id: &str, now_ms: i64) -> StoreResult<bool> {
-        webhooks::redeliver(&self.client().await?, event_id, now_ms).await
+    async fn redeliver(&self, event: &EventId, now: UnixMillis) -> StoreResult<bool> {
+        webhooks::redeliver(&self.client().await?, event.as_str(), now.get()).await
     }
 
     async fn webhook_backlog(&self) -> StoreResult<u64> {
@@ -314,13 +306,35 @@ impl Store for PostgresStore {
         .await?;
         Ok(n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
     }
+}
 
+#[async_trait::async_trait]
+impl RetentionStore for PostgresStore {
     async fn erase_settled(&self, before: UnixTime, limit: usize) -> StoreResult<usize> {
         erasure::erase_settled(&mut self.client().await?, before, limit).await
     }
 
     async fn drop_spent(&self, now: UnixTime, limit: usize) -> StoreResult<usize> {
         erasure::drop_spent(&self.client().await?, now, limit).await
+    }
+}
+
+#[async_trait::async_trait]
+impl AdminStore for PostgresStore {
+    async fn ping(&self) -> StoreResult<()> {
+        // `/healthz` checks that the database makes a write durable (interface §10): a
+        // committed write that needs a new page, as creates do (migration 4 says why), so
+        // a full disk answers 503 here as it does to creates. A standby or a read-only
+        // server refuses it as well. Probes of several nodes take turns on the table's
+        // lock, for a few milliseconds each.
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        tx.batch_execute("TRUNCATE health_probe").await?;
+        let now = crate::clock::Clock::now(&crate::clock::SystemClock);
+        tx.execute("INSERT INTO health_probe (checked_at) VALUES ($1)", &[&now])
+            .await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     async fn begin_site_delete(&self, site: SiteId) -> StoreResult<bool> {

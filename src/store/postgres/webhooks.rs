@@ -5,9 +5,9 @@
 use deadpool_postgres::{GenericClient, Object, Transaction};
 
 use super::{all, bigint, execute};
-use crate::clock::UnixTime;
+use crate::clock::{UnixMillis, UnixTime};
 use crate::domain::invite::INVITE_LIFETIME_SECS;
-use crate::domain::webhook::{new_event_id, EventType};
+use crate::domain::webhook::{EventId, EventType};
 use crate::domain::{SiteId, WebhookFormat, WebhookSecret};
 use crate::store::rows::{self, ATTEMPT_COLUMNS, DUE_EVENT_COLUMNS, EVENT_COLUMNS};
 use crate::store::{
@@ -23,7 +23,10 @@ pub async fn record_events(
     event_type: EventType,
     now: UnixTime,
 ) -> StoreResult<()> {
-    let ids: Vec<String> = invites.iter().map(|_| new_event_id()).collect();
+    let ids: Vec<String> = invites
+        .iter()
+        .map(|_| EventId::generate().as_str().to_owned())
+        .collect();
     execute(
         tx,
         "INSERT INTO webhook_events
@@ -86,13 +89,13 @@ pub async fn expire_due(client: &mut Object, now: UnixTime, limit: usize) -> Sto
 /// skipped.
 pub async fn claim(
     client: &impl GenericClient,
-    now_ms: i64,
-    lease_ms: i64,
+    now: UnixMillis,
+    lease_until: UnixMillis,
     limit: usize,
 ) -> StoreResult<Vec<DueEvent>> {
     let sql = format!(
         "WITH e AS (
-             UPDATE webhook_events SET lease_until_ms = $1::BIGINT + $2::BIGINT
+             UPDATE webhook_events SET lease_until_ms = $2
              WHERE event_id IN (
                  SELECT event_id FROM webhook_events
                  WHERE state = 'pending' AND next_attempt_ms <= $1
@@ -109,13 +112,12 @@ pub async fn claim(
     let mut due = all(
         client,
         &sql,
-        &[&now_ms, &lease_ms, &bigint(limit)],
+        &[&now.get(), &lease_until.get(), &bigint(limit)],
         rows::due_event,
     )
     .await?;
-    let now = now_ms.div_euclid(1000);
     for event in &mut due {
-        event.secrets = secrets(client, event.invite.site_id, now).await?;
+        event.secrets = secrets(client, event.invite.site_id, now.seconds()).await?;
     }
     Ok(due)
 }
@@ -166,7 +168,7 @@ pub async fn finish_attempt(
             &state.as_str(),
             &next,
             &finished,
-            &attempt.started_ms,
+            &attempt.started.get(),
             &attempt.duration_ms,
         ],
     )
@@ -194,7 +196,7 @@ pub async fn deliveries(
         "SELECT {ATTEMPT_COLUMNS} FROM webhook_attempts WHERE event_id = $1 ORDER BY attempt"
     );
     for event in &mut events {
-        event.attempts = all(client, &sql, &[&event.event_id], rows::attempt).await?;
+        event.attempts = all(client, &sql, &[&event.event_id.as_str()], rows::attempt).await?;
     }
     Ok(events)
 }

@@ -6,7 +6,7 @@
 use rusqlite::{params, Connection};
 
 use crate::clock::UnixTime;
-use crate::domain::webhook::{new_event_id, EventType};
+use crate::domain::webhook::{EventId, EventType};
 use crate::domain::{InviteId, SiteId, WebhookFormat};
 use crate::store::{InviteRecord, StoreResult};
 
@@ -27,7 +27,7 @@ pub fn record_event(
            AND CASE webhook_format WHEN 'standard' THEN ?6 WHEN 'everprotec' THEN ?7 END",
     )?
     .execute(params![
-        new_event_id(),
+        EventId::generate().as_str(),
         invite.as_str(),
         event_type.as_str(),
         now,

@@ -5,7 +5,7 @@ use crate::domain::invite::INVITE_LIFETIME_SECS;
 use rusqlite::{params, Connection};
 
 use super::{all, changes};
-use crate::clock::UnixTime;
+use crate::clock::{UnixMillis, UnixTime};
 use crate::domain::{SiteId, Status, WebhookSecret};
 use crate::store::rows::{self, ATTEMPT_COLUMNS, DUE_EVENT_COLUMNS, EVENT_COLUMNS};
 use crate::store::{
@@ -49,8 +49,8 @@ pub fn expire_due(conn: &Connection, now: UnixTime, limit: usize) -> StoreResult
 /// claim in between.
 pub fn claim(
     conn: &Connection,
-    now_ms: i64,
-    lease_ms: i64,
+    now: UnixMillis,
+    lease_until: UnixMillis,
     limit: usize,
 ) -> StoreResult<Vec<DueEvent>> {
     let sql = format!(
@@ -62,12 +62,16 @@ pub fn claim(
            AND (e.lease_until_ms IS NULL OR e.lease_until_ms <= ?1)
          ORDER BY e.next_attempt_ms LIMIT ?2"
     );
-    let mut due = all(conn, &sql, params![now_ms, limit as i64], rows::due_event)?;
-    let now = now_ms.div_euclid(1000);
+    let mut due = all(
+        conn,
+        &sql,
+        params![now.get(), limit as i64],
+        rows::due_event,
+    )?;
     for event in &mut due {
         conn.prepare_cached("UPDATE webhook_events SET lease_until_ms = ?2 WHERE event_id = ?1")?
-            .execute(params![event.event_id, now_ms + lease_ms])?;
-        event.secrets = secrets(conn, event.invite.site_id, now)?;
+            .execute(params![event.event_id.as_str(), lease_until.get()])?;
+        event.secrets = secrets(conn, event.invite.site_id, now.seconds())?;
     }
     Ok(due)
 }
@@ -97,7 +101,7 @@ pub fn finish_attempt(
     )?
     .execute(params![
         event_id,
-        attempt.started_ms,
+        attempt.started.get(),
         attempt.duration_ms,
         attempt.http_status,
         attempt.error
@@ -135,7 +139,7 @@ pub fn deliveries(conn: &Connection, site: SiteId, limit: usize) -> StoreResult<
         "SELECT {ATTEMPT_COLUMNS} FROM webhook_attempts WHERE event_id = ?1 ORDER BY attempt"
     );
     for event in &mut events {
-        event.attempts = all(conn, &sql, [&event.event_id], rows::attempt)?;
+        event.attempts = all(conn, &sql, [event.event_id.as_str()], rows::attempt)?;
     }
     Ok(events)
 }

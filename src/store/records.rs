@@ -1,0 +1,150 @@
+//! What the store takes and gives: new rows, stored records, and the outcome of each
+//! state-changing call.
+
+use crate::clock::UnixTime;
+use crate::domain::{
+    CustomId, InviteId, MinAge, PasswordDigest, SiteId, SiteName, SiteUrl, Status, Username,
+    VerifyMethod, WebhookFormat, WebhookSecret,
+};
+
+pub struct NewInvite {
+    pub id: InviteId,
+    pub site_id: SiteId,
+    pub custom_id: Option<CustomId>,
+    pub created_at: UnixTime,
+    pub expires_at: UnixTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InviteRecord {
+    pub id: InviteId,
+    pub site_id: SiteId,
+    pub custom_id: Option<String>,
+    /// What is written down; see [`InviteRecord::status_at`] for what clients see.
+    pub stored_status: Status,
+    pub created_at: UnixTime,
+    pub expires_at: UnixTime,
+    /// How it was verified; `None` unless verified.
+    pub method: Option<VerifyMethod>,
+}
+
+impl InviteRecord {
+    pub fn status_at(&self, now: UnixTime) -> Status {
+        Status::at(self.stored_status, self.expires_at, now)
+    }
+}
+
+/// What a create did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CreateOutcome {
+    /// The invite is stored (with its idempotency key, if it had one).
+    Created,
+    /// The key was used within its window with the same body: this is the invite it made.
+    Replayed(InviteRecord),
+    /// The key was used within its window with another body; nothing was created.
+    KeyConflict,
+}
+
+/// What cancelling an invite did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CancelOutcome {
+    NotFound,
+    /// It was pending and is now expired, with its `invite.expired` event.
+    Cancelled(InviteRecord),
+    AlreadyExpired(InviteRecord),
+    /// It is verified, which cannot be undone.
+    Verified,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerifyOutcome {
+    NotFound,
+    Verified(InviteRecord),
+    AlreadyVerified(InviteRecord),
+    Expired,
+}
+
+/// What answering a presentation request did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnswerOutcome {
+    NotFound,
+    /// The invite has expired; the request stays as it was.
+    Expired,
+    /// `state` names no live request of this invite (unknown, answered before, or too old).
+    NotLive,
+    Verified(InviteRecord),
+    AlreadyVerified(InviteRecord),
+}
+
+/// What authentication needs to know of a credential.
+#[derive(Debug, Clone)]
+pub struct CredentialRecord {
+    pub site_id: SiteId,
+    pub digest: PasswordDigest,
+    pub revoked: bool,
+}
+
+pub struct NewCredential {
+    pub username: Username,
+    pub digest: PasswordDigest,
+    pub created_at: UnixTime,
+}
+
+pub struct NewSite {
+    pub id: SiteId,
+    pub name: SiteName,
+    pub redirect_url: Option<SiteUrl>,
+    pub webhook_url: Option<SiteUrl>,
+    pub sandbox: bool,
+    pub min_age: MinAge,
+    pub webhook_format: WebhookFormat,
+    pub created_at: UnixTime,
+    pub credential: NewCredential,
+    pub webhook_secret: WebhookSecret,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CredentialInfo {
+    pub username: String,
+    pub created_at: UnixTime,
+    pub revoked_at: Option<UnixTime>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteRecord {
+    pub id: SiteId,
+    pub name: String,
+    pub redirect_url: Option<String>,
+    pub webhook_url: Option<String>,
+    pub sandbox: bool,
+    pub min_age: MinAge,
+    pub webhook_format: WebhookFormat,
+    pub created_at: UnixTime,
+    pub credentials: Vec<CredentialInfo>,
+}
+
+/// A change to a site; `None` leaves a field alone, `Some(None)` clears it.
+#[derive(Default)]
+pub struct SiteUpdate {
+    pub redirect_url: Option<Option<SiteUrl>>,
+    pub webhook_url: Option<Option<SiteUrl>>,
+    pub min_age: Option<MinAge>,
+    pub webhook_format: Option<WebhookFormat>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevokeOutcome {
+    Revoked,
+    AlreadyRevoked,
+    NotFound,
+}
+
+/// An invite with what its gateway page needs to know of the site.
+#[derive(Debug, Clone)]
+pub struct GatewayInvite {
+    pub invite: InviteRecord,
+    pub site_name: String,
+    pub redirect_url: Option<String>,
+    pub sandbox: bool,
+    pub min_age: MinAge,
+}

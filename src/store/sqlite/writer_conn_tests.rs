@@ -1,0 +1,249 @@
+//! The writer's connection: shared snapshots, their bounds, and the invite cache's
+//! eviction and cross-process checks.
+
+use super::*;
+
+/// A WAL database with a table `t`; the writer's connection and another process's.
+fn open() -> (tempfile::TempDir, WriterConn, Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let mut writer = Connection::open(&path).unwrap();
+    writer
+        .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER);")
+        .unwrap();
+    super::super::migrations::apply(&mut writer).unwrap();
+    writer.busy_timeout(BUSY_TIMEOUT).unwrap();
+    let other = Connection::open(&path).unwrap();
+    let writer = WriterConn::with_max_age(
+        writer,
+        Arc::new(InviteCache::new(16)),
+        Box::new(|| {}),
+        Duration::from_secs(3600),
+    )
+    .unwrap();
+    (dir, writer, other)
+}
+
+fn count(conn: &Connection) -> StoreResult<i64> {
+    Ok(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))?)
+}
+
+fn busy_timeout_ms(conn: &Connection) -> i64 {
+    conn.query_row("PRAGMA busy_timeout", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn lookups_share_one_snapshot_until_a_newer_one_is_asked_for() {
+    let (_dir, mut writer, other) = open();
+    assert_eq!(writer.read(Snapshot::Shared, &count).unwrap().unwrap(), 0);
+    other.execute("INSERT INTO t VALUES (1)", []).unwrap();
+    assert_eq!(
+        writer.read(Snapshot::Shared, &count).unwrap().unwrap(),
+        0,
+        "the shared snapshot predates the other process's commit"
+    );
+    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 1);
+}
+
+#[test]
+fn a_snapshot_older_than_its_age_is_renewed() {
+    let (_dir, mut writer, other) = open();
+    writer.max_age = Duration::from_millis(1);
+    assert_eq!(writer.read(Snapshot::Shared, &count).unwrap().unwrap(), 0);
+    other.execute("INSERT INTO t VALUES (1)", []).unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(writer.read(Snapshot::Shared, &count).unwrap().unwrap(), 1);
+}
+
+#[test]
+fn the_writer_ends_the_snapshot_and_its_commits_are_seen_at_once() {
+    let (_dir, mut writer, _other) = open();
+    assert_eq!(writer.read(Snapshot::Shared, &count).unwrap().unwrap(), 0);
+    assert_eq!(busy_timeout_ms(&writer.conn), 0, "lookups never wait");
+    writer.end_snapshot();
+    assert!(writer.conn.is_autocommit());
+    assert_eq!(
+        busy_timeout_ms(&writer.conn),
+        BUSY_TIMEOUT.as_millis() as i64,
+        "the batch waits for locks as usual"
+    );
+    writer
+        .conn
+        .execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES (1); COMMIT;")
+        .unwrap();
+    assert_eq!(writer.read(Snapshot::Shared, &count).unwrap().unwrap(), 1);
+}
+
+#[test]
+fn a_transaction_left_open_by_a_failed_batch_is_not_read() {
+    let (_dir, mut writer, _other) = open();
+    writer
+        .conn
+        .execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES (1);")
+        .unwrap();
+    assert!(writer.read(Snapshot::Shared, &count).is_none());
+    assert!(
+        !writer.conn.is_autocommit(),
+        "left for the writer to roll back"
+    );
+}
+
+#[test]
+fn a_lookup_that_would_wait_goes_elsewhere_and_leaves_no_transaction() {
+    let (_dir, mut writer, _other) = open();
+    let unavailable = |_: &Connection| -> StoreResult<i64> {
+        Err(StoreError::Unavailable("database is locked".into()))
+    };
+    assert!(writer.read(Snapshot::Shared, &unavailable).is_none());
+    assert!(writer.conn.is_autocommit());
+    assert_eq!(
+        busy_timeout_ms(&writer.conn),
+        BUSY_TIMEOUT.as_millis() as i64
+    );
+    assert_eq!(writer.read(Snapshot::Shared, &count).unwrap().unwrap(), 0);
+}
+
+/// A pending invite `id` of a new site `s`, committed by `conn`.
+fn store_invite(conn: &Connection, id: &str, site: &str) {
+    conn.execute_batch(&format!(
+        "INSERT INTO sites (site_id, name, created_at) VALUES ('{site}', 'n', 1);
+         INSERT INTO invites (invite_id, site_id, status, created_at, expires_at)
+         VALUES ('{id}', '{site}', 'pending', 1, 86401);"
+    ))
+    .unwrap();
+}
+
+#[test]
+fn another_processes_change_of_an_invite_empties_the_invite_cache_and_nothing_else_does() {
+    use crate::domain::invite::Status;
+    use crate::domain::{InviteId, SiteId};
+    use crate::store::invite_cache::Lookup;
+    use crate::store::InviteRecord;
+    let (_dir, mut writer, other) = open();
+    let site = SiteId::generate();
+    let record = InviteRecord {
+        id: InviteId::generate(1_700_000_000_000),
+        site_id: site,
+        custom_id: None,
+        stored_status: Status::Pending,
+        created_at: 1,
+        expires_at: 86_401,
+        method: None,
+    };
+    store_invite(&other, record.id.as_str(), &site.to_string());
+    let cache = writer.cache.clone();
+    let kept = |cache: &InviteCache| {
+        matches!(
+            cache.lookup(record.site_id, &record.id, Instant::now()),
+            Lookup::Hit(_)
+        )
+    };
+    let fill = |cache: &InviteCache| {
+        let Lookup::Miss(ticket) = cache.lookup(site, &record.id, Instant::now()) else {
+            panic!("not kept")
+        };
+        cache.fill(ticket, record.clone());
+        assert!(kept(cache));
+    };
+    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 0);
+    fill(&cache);
+
+    writer.end_snapshot();
+    writer
+        .conn
+        .execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES (1); COMMIT;")
+        .unwrap();
+    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 1);
+    assert!(
+        kept(&cache),
+        "the writer's own commit changes no data_version"
+    );
+
+    other.execute("INSERT INTO t VALUES (2)", []).unwrap();
+    other.execute("PRAGMA user_version = 7", []).unwrap();
+    store_invite(&other, "another", &SiteId::generate().to_string());
+    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
+    assert!(
+        kept(&cache),
+        "another process's commits that change no invite keep it"
+    );
+
+    other
+        .execute(
+            "UPDATE invites SET status = 'verified' WHERE invite_id = 'another'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
+    assert!(
+        !kept(&cache),
+        "another process's change of an invite empties it"
+    );
+    fill(&cache);
+    other
+        .execute("DELETE FROM invites WHERE invite_id = 'another'", [])
+        .unwrap();
+    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
+    assert!(!kept(&cache), "and so does an erasure");
+}
+
+#[test]
+fn every_change_of_an_invite_on_the_writers_connection_evicts_it() {
+    use crate::domain::InviteId;
+    use crate::store::invite_cache::Lookup;
+    let (_dir, mut writer, _other) = open();
+    let site = crate::domain::SiteId::generate();
+    let id = InviteId::generate(1_700_000_000_000);
+    store_invite(&writer.conn, id.as_str(), &site.to_string());
+    let cache = writer.cache.clone();
+    let read = |writer: &mut WriterConn| {
+        writer.read(Snapshot::Latest, &count).unwrap().unwrap();
+    };
+    for sql in [
+        "UPDATE invites SET status = 'expired' WHERE invite_id = ?1",
+        "DELETE FROM invites WHERE invite_id = ?1",
+    ] {
+        read(&mut writer);
+        let Lookup::Miss(ticket) = cache.lookup(site, &id, Instant::now()) else {
+            panic!("not kept yet")
+        };
+        cache.fill(
+            ticket,
+            crate::store::InviteRecord {
+                id: id.clone(),
+                site_id: site,
+                custom_id: None,
+                stored_status: crate::domain::Status::Pending,
+                created_at: 1,
+                expires_at: 86_401,
+                method: None,
+            },
+        );
+        assert!(matches!(
+            cache.lookup(site, &id, Instant::now()),
+            Lookup::Hit(_)
+        ));
+        writer.end_snapshot();
+        writer.conn.execute(sql, [id.as_str()]).unwrap();
+        cache.batch_ended();
+        assert!(
+            matches!(cache.lookup(site, &id, Instant::now()), Lookup::Miss(_)),
+            "{sql}"
+        );
+    }
+}
+
+#[test]
+fn a_snapshot_is_ended_once_it_is_older_than_its_age() {
+    let (_dir, mut writer, _other) = open();
+    writer.max_age = Duration::from_millis(20);
+    assert_eq!(writer.end_stale_snapshot(), None, "none open");
+    writer.read(Snapshot::Shared, &count).unwrap().unwrap();
+    let left = writer.end_stale_snapshot().expect("still young");
+    assert!(left <= Duration::from_millis(20));
+    assert!(!writer.conn.is_autocommit(), "kept open");
+    std::thread::sleep(left);
+    assert_eq!(writer.end_stale_snapshot(), None);
+    assert!(writer.conn.is_autocommit(), "ended");
+}
