@@ -35,9 +35,18 @@
 pub mod hpke;
 pub mod jwe;
 pub mod jwk;
+pub mod request;
+pub mod response;
+pub mod signer;
 pub mod transcript;
 
+#[cfg(test)]
+mod proptests;
+
 pub use jwk::{KeyError, ResponseKey};
+pub use request::{DcApiRequests, ItemRequest, RequestInputs};
+pub use response::{OpenId4VpAnswer, ResponseError};
+pub use signer::{RequestSigner, SignerError};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;

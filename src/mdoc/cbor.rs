@@ -144,6 +144,11 @@ impl Enc {
         }
     }
 
+    pub(crate) fn bool(&mut self, b: bool) -> &mut Self {
+        self.0.push(if b { 0xf5 } else { 0xf4 });
+        self
+    }
+
     pub(crate) fn tag(&mut self, tag: u64) -> &mut Self {
         self.head(6, tag)
     }
@@ -198,8 +203,8 @@ mod tests {
             i64::MAX,
         ] {
             let mut enc = Enc::default();
-            enc.map(1).int(n).null();
-            let expected = Value::Map(vec![(Value::from(n), Value::Null)]);
+            enc.map(1).int(n).bool(n < 0);
+            let expected = Value::Map(vec![(Value::from(n), Value::Bool(n < 0))]);
             assert_eq!(enc.finish(), ciborium_bytes(&expected), "int {n}");
         }
         let tagged = Value::Tag(24, Box::new(Value::Bytes(vec![0xa0])));
