@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod dcapi;
 pub mod domain;
 pub mod http;
 pub mod mdoc;

@@ -131,6 +131,24 @@ impl Enc {
         self.len_head(4, len)
     }
 
+    pub(crate) fn map(&mut self, len: usize) -> &mut Self {
+        self.len_head(5, len)
+    }
+
+    /// Any integer: major type 0 for n ≥ 0, else major type 1 with argument -1 - n.
+    pub(crate) fn int(&mut self, n: i64) -> &mut Self {
+        match u64::try_from(n) {
+            Ok(u) => self.head(0, u),
+            // -1 - n cannot overflow for negative n, and is then ≥ 0.
+            Err(_) => self.head(1, (-1 - n).unsigned_abs()),
+        }
+    }
+
+    pub(crate) fn bool(&mut self, b: bool) -> &mut Self {
+        self.0.push(if b { 0xf5 } else { 0xf4 });
+        self
+    }
+
     pub(crate) fn tag(&mut self, tag: u64) -> &mut Self {
         self.head(6, tag)
     }
@@ -170,6 +188,24 @@ mod tests {
             enc.array(3).bytes(&b).text(&t).null();
             let expected = Value::Array(vec![Value::Bytes(b), Value::Text(t), Value::Null]);
             assert_eq!(enc.finish(), ciborium_bytes(&expected), "len {len}");
+        }
+        for n in [
+            0i64,
+            1,
+            23,
+            24,
+            -1,
+            -24,
+            -25,
+            -256,
+            -257,
+            i64::MIN,
+            i64::MAX,
+        ] {
+            let mut enc = Enc::default();
+            enc.map(1).int(n).bool(n < 0);
+            let expected = Value::Map(vec![(Value::from(n), Value::Bool(n < 0))]);
+            assert_eq!(enc.finish(), ciborium_bytes(&expected), "int {n}");
         }
         let tagged = Value::Tag(24, Box::new(Value::Bytes(vec![0xa0])));
         assert_eq!(tag24_encoded(&[0xa0]), ciborium_bytes(&tagged));

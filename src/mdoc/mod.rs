@@ -8,13 +8,13 @@
 //! device signature over this request's SessionTranscript → the age claim. The age
 //! claim is judged last so that "false" is only ever said of authenticated data.
 
-mod cbor;
-mod cose;
+pub(crate) mod cbor;
+pub(crate) mod cose;
 mod mso;
 mod raw;
 mod time;
-mod transcript;
-mod x509;
+pub(crate) mod transcript;
+pub(crate) mod x509;
 
 #[cfg(test)]
 mod anchor_tests;
@@ -50,7 +50,7 @@ const MAX_DEVICE_RESPONSE: usize = 48 * 1024;
 const MAX_VP_TOKEN: usize = MAX_DEVICE_RESPONSE / 3 * 4 + 1024;
 
 /// base64url, padding optional (OpenID4VP says unpadded; some wallets pad).
-const BASE64URL: GeneralPurpose = GeneralPurpose::new(
+pub(crate) const BASE64URL: GeneralPurpose = GeneralPurpose::new(
     &base64::alphabet::URL_SAFE,
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );

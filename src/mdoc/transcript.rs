@@ -25,14 +25,16 @@ pub(crate) fn handover_info_with_thumbprint(
 
 /// CBOR `SessionTranscript = [null, null, ["OpenID4VPHandover", SHA-256(handover info)]]`.
 pub(crate) fn session_transcript_from_info(handover_info: &[u8]) -> Vec<u8> {
+    hashed_handover_transcript("OpenID4VPHandover", handover_info)
+}
+
+/// CBOR `SessionTranscript = [null, null, [name, SHA-256(handover info)]]`: the shape
+/// every handover without device engagement shares (OpenID4VP redirect and DC API,
+/// ISO/IEC 18013-7 Annex C `dcapi`).
+pub(crate) fn hashed_handover_transcript(name: &str, handover_info: &[u8]) -> Vec<u8> {
     let hash = Sha256::digest(handover_info);
     let mut enc = Enc::default();
-    enc.array(3)
-        .null()
-        .null()
-        .array(2)
-        .text("OpenID4VPHandover")
-        .bytes(&hash);
+    enc.array(3).null().null().array(2).text(name).bytes(&hash);
     enc.finish()
 }
 

@@ -1,0 +1,251 @@
+//! A request's response-encryption key pair (P-256) and the public forms the two
+//! protocols publish it in: an EC JWK (OpenID4VP `client_metadata.jwks`) and a COSE_Key
+//! (Annex C `recipientPublicKey`), plus the RFC 7638 thumbprint the OpenID4VP DC API
+//! SessionTranscript binds to.
+
+use p256::elliptic_curve::rand_core::CryptoRngCore;
+use p256::elliptic_curve::sec1::ToEncodedPoint;
+use p256::elliptic_curve::zeroize::Zeroizing;
+use p256::{PublicKey, SecretKey};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use super::b64url;
+use crate::mdoc::cbor::Enc;
+
+/// Why stored key bytes cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    #[error("a P-256 private key is 32 bytes")]
+    WrongLength,
+    #[error("not a valid P-256 private key (zero or not below the group order)")]
+    OutOfRange,
+}
+
+/// The private half of a live request's response-encryption key. Stored with the
+/// request as its 32-byte big-endian scalar ([`ResponseKey::to_bytes`]), which is all
+/// that P-256 needs and leaves no format to parse; never sent anywhere.
+#[derive(Clone)]
+pub struct ResponseKey {
+    secret: SecretKey,
+}
+
+impl std::fmt::Debug for ResponseKey {
+    // Never prints the private scalar; the kid identifies the key in logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseKey")
+            .field("kid", &self.kid())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResponseKey {
+    /// A fresh key pair from `rng` (the server passes `rand::rngs::OsRng`).
+    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+        ResponseKey {
+            secret: SecretKey::random(rng),
+        }
+    }
+
+    /// The key stored by [`ResponseKey::to_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, KeyError> {
+        if bytes.len() != 32 {
+            return Err(KeyError::WrongLength);
+        }
+        SecretKey::from_slice(bytes)
+            .map(|secret| ResponseKey { secret })
+            .map_err(|_| KeyError::OutOfRange)
+    }
+
+    /// The private scalar, 32 bytes big-endian; wiped from memory when dropped.
+    pub fn to_bytes(&self) -> Zeroizing<[u8; 32]> {
+        Zeroizing::new(self.secret.to_bytes().into())
+    }
+
+    pub fn public_key(&self) -> PublicKey {
+        self.secret.public_key()
+    }
+
+    /// RFC 7638 SHA-256 thumbprint of the public key.
+    pub fn thumbprint(&self) -> [u8; 32] {
+        thumbprint(&self.public_key())
+    }
+
+    /// The JWK's `kid`: base64url of the thumbprint, so it names the key without state.
+    pub fn kid(&self) -> String {
+        b64url(&self.thumbprint())
+    }
+
+    /// `{"kty":"EC","crv":"P-256","x","y","use":"enc","alg":"ECDH-ES","kid"}`.
+    pub fn public_jwk(&self) -> Value {
+        let (x, y) = coordinates(&self.public_key());
+        json!({
+            "kty": "EC",
+            "crv": "P-256",
+            "x": b64url(&x),
+            "y": b64url(&y),
+            "use": "enc",
+            "alg": "ECDH-ES",
+            "kid": self.kid(),
+        })
+    }
+
+    /// The public key as a COSE_Key, CBOR `{1: 2, -1: 1, -2: x, -3: y}`.
+    pub fn cose_key(&self) -> Vec<u8> {
+        cose_key(&self.public_key())
+    }
+
+    pub(crate) fn secret(&self) -> &SecretKey {
+        &self.secret
+    }
+}
+
+/// The affine coordinates, each left-padded to 32 bytes as JWK and COSE require.
+pub(crate) fn coordinates(key: &PublicKey) -> ([u8; 32], [u8; 32]) {
+    let point = key.to_encoded_point(false);
+    let mut x = [0u8; 32];
+    let mut y = [0u8; 32];
+    // An uncompressed non-identity point (a PublicKey never is the identity) has both.
+    if let (Some(px), Some(py)) = (point.x(), point.y()) {
+        x.copy_from_slice(px);
+        y.copy_from_slice(py);
+    }
+    (x, y)
+}
+
+/// A public key from 32-byte affine coordinates; None when the lengths are wrong or the
+/// point is not on the curve (or is the identity).
+pub(crate) fn public_key_from_xy(x: &[u8], y: &[u8]) -> Option<PublicKey> {
+    if x.len() != 32 || y.len() != 32 {
+        return None;
+    }
+    let mut sec1 = [0u8; 65];
+    sec1[0] = 0x04;
+    sec1[1..33].copy_from_slice(x);
+    sec1[33..].copy_from_slice(y);
+    PublicKey::from_sec1_bytes(&sec1).ok()
+}
+
+/// RFC 7638 §3: SHA-256 over the required members in lexicographic order, no spaces.
+pub fn thumbprint(key: &PublicKey) -> [u8; 32] {
+    let (x, y) = coordinates(key);
+    let canonical = format!(
+        r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
+        b64url(&x),
+        b64url(&y)
+    );
+    Sha256::digest(canonical.as_bytes()).into()
+}
+
+/// CBOR COSE_Key (RFC 9053 §7.1.1) of an EC2 P-256 key, labels in the deterministic
+/// order (1, -1, -2, -3) so the bytes are the same wherever it is built.
+pub fn cose_key(key: &PublicKey) -> Vec<u8> {
+    const KTY_EC2: i64 = 2;
+    const CRV_P256: i64 = 1;
+    let (x, y) = coordinates(key);
+    let mut enc = Enc::default();
+    enc.map(4)
+        .int(1)
+        .int(KTY_EC2)
+        .int(-1)
+        .int(CRV_P256)
+        .int(-2)
+        .bytes(&x)
+        .int(-3)
+        .bytes(&y);
+    enc.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{b64, hex};
+    use super::*;
+    use rand::rngs::OsRng;
+
+    /// OpenID4VP 1.0 Appendix B.2.6.2: the example JWK and its thumbprint.
+    #[test]
+    fn openid4vp_b_2_6_2_example_jwk_thumbprint() {
+        let key = public_key_from_xy(
+            &b64("DxiH5Q4Yx3UrukE2lWCErq8N8bqC9CHLLrAwLz5BmE0"),
+            &b64("XtLM4-3h5o3HUH0MHVJV0kyq0iBlrBwlh8qEDMZ4-Pc"),
+        )
+        .expect("the example key is on the curve");
+        assert_eq!(
+            thumbprint(&key).to_vec(),
+            hex("4283ec927ae0f208daaa2d026a814f2b22dca52cf85ffa8f3f8626c6bd669047")
+        );
+    }
+
+    /// RFC 7638's own example is an RSA key, so besides the OpenID4VP vector above the
+    /// thumbprint of RFC 7518 Appendix C's Bob key is checked against serde_json's
+    /// rendering of the required members, and the published JWK members against the RFC.
+    #[test]
+    fn jwk_members_and_thumbprint_agree() {
+        let key = ResponseKey::from_bytes(&b64("VEmDZpDXXK8p8N0Cndsxs924q6nS1RXFASRl6BfUqdw"))
+            .expect("key");
+        let jwk = key.public_jwk();
+        assert_eq!(jwk["x"], "weNJy2HscCSM6AEDTDg04biOvhFhyyWvOHQfeF_PxMQ");
+        assert_eq!(jwk["y"], "e8lnCO-AlStT-NJVX-crhB7QRYhiix03illJOVAOyck");
+        assert_eq!(
+            (&jwk["kty"], &jwk["crv"], &jwk["use"], &jwk["alg"]),
+            (
+                &json!("EC"),
+                &json!("P-256"),
+                &json!("enc"),
+                &json!("ECDH-ES")
+            )
+        );
+        let canonical = json!({"crv": jwk["crv"], "kty": jwk["kty"], "x": jwk["x"], "y": jwk["y"]});
+        // serde_json writes object keys sorted and without spaces: RFC 7638's form.
+        let digest: [u8; 32] = Sha256::digest(canonical.to_string().as_bytes()).into();
+        assert_eq!(key.thumbprint(), digest);
+        assert_eq!(jwk["kid"], b64url(&digest));
+    }
+
+    #[test]
+    fn stored_bytes_round_trip_and_bad_bytes_are_refused() {
+        let key = ResponseKey::generate(&mut OsRng);
+        let back = ResponseKey::from_bytes(&key.to_bytes()[..]).expect("round trip");
+        assert_eq!(back.public_key(), key.public_key());
+        assert_eq!(
+            ResponseKey::from_bytes(&[1; 31]).err(),
+            Some(KeyError::WrongLength)
+        );
+        assert_eq!(
+            ResponseKey::from_bytes(&[0; 32]).err(),
+            Some(KeyError::OutOfRange)
+        );
+        assert_eq!(
+            ResponseKey::from_bytes(&[0xff; 32]).err(),
+            Some(KeyError::OutOfRange)
+        );
+        assert!(!format!("{key:?}").contains(&hex_string(&key.to_bytes()[..])));
+    }
+
+    #[test]
+    fn cose_key_is_the_ec2_map() {
+        let key = ResponseKey::generate(&mut OsRng);
+        let (x, y) = coordinates(&key.public_key());
+        let mut expected = vec![0xa4, 0x01, 0x02, 0x20, 0x01, 0x21, 0x58, 0x20];
+        expected.extend_from_slice(&x);
+        expected.extend_from_slice(&[0x22, 0x58, 0x20]);
+        expected.extend_from_slice(&y);
+        assert_eq!(key.cose_key(), expected);
+        let value = crate::mdoc::cbor::decode(&expected).expect("cbor");
+        assert_eq!(
+            crate::mdoc::cose::p256_key(&value).map(|k| k.to_encoded_point(false)),
+            Some(key.public_key().to_encoded_point(false))
+        );
+    }
+
+    #[test]
+    fn off_curve_points_are_refused() {
+        assert!(public_key_from_xy(&[1; 32], &[2; 32]).is_none());
+        assert!(public_key_from_xy(&[0; 32], &[0; 32]).is_none());
+        assert!(public_key_from_xy(&[1; 31], &[2; 32]).is_none());
+    }
+
+    fn hex_string(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}

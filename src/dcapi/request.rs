@@ -1,0 +1,238 @@
+//! Builders of the two requests of interface §11's `digital.requests`: R1 (OpenID4VP 1.0
+//! over the DC API, Appendix A) and R2 (ISO/IEC 18013-7 Annex C, `org-iso-mdoc`),
+//! unsigned or signed. Pure and deterministic: the same inputs give the same bytes, so
+//! a request can be rebuilt from what is stored with it (key, nonces).
+
+use serde_json::{json, Map, Value};
+
+use super::signer::RequestSigner;
+use super::{b64url, transcript, ResponseKey};
+use crate::mdoc::cbor::{tag24_encoded, Enc};
+
+pub const PROTOCOL_OPENID4VP_UNSIGNED: &str = "openid4vp-v1-unsigned";
+pub const PROTOCOL_OPENID4VP_SIGNED: &str = "openid4vp-v1-signed";
+pub const PROTOCOL_ANNEX_C: &str = "org-iso-mdoc";
+/// The JWS `typ` of a request object (RFC 9101; OpenID4VP 1.0 §5).
+const REQUEST_OBJECT_TYP: &str = "oauth-authz-req+jwt";
+
+/// One claim to ask for: `claim` (e.g. `age_over_18`) in `namespace` of `doc_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ItemRequest<'a> {
+    pub doc_type: &'a str,
+    pub namespace: &'a str,
+    pub claim: &'a str,
+}
+
+/// Everything both requests are made of.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestInputs<'a> {
+    /// The origin of `--public-url` as a browser writes it (`https://host[:port]`).
+    pub origin: &'a str,
+    /// The live request's nonce (the same as section 7's link).
+    pub nonce: &'a str,
+    /// The DCQL query (built elsewhere).
+    pub dcql_query: &'a Value,
+    /// Section 7's `client_metadata`; `jwks` and `encrypted_response_enc_values_supported`
+    /// are added to it.
+    pub client_metadata: &'a Value,
+    /// The claims to ask for in R2; one docRequest per docType, in first-seen order.
+    pub items: &'a [ItemRequest<'a>],
+    pub key: &'a ResponseKey,
+    /// Random bytes (≥ 16) for Annex C's `encryptionInfo.nonce`, kept with the request.
+    pub encryption_nonce: &'a [u8],
+}
+
+/// The two requests, and the `encryptionInfo` text R2 carries (its SessionTranscript is
+/// [`transcript::annex_c`] of it; rebuildable with [`encryption_info`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DcApiRequests {
+    pub openid4vp: Value,
+    pub annex_c: Value,
+    pub encryption_info: String,
+}
+
+impl DcApiRequests {
+    /// `{"requests": [R1, R2]}`, the `digital` member of the page's request.
+    pub fn digital(&self) -> Value {
+        json!({"requests": [self.openid4vp, self.annex_c]})
+    }
+}
+
+/// Both requests; signed when `signer` is given.
+pub fn build(inputs: &RequestInputs<'_>, signer: Option<&RequestSigner>) -> DcApiRequests {
+    let data = openid4vp_data(
+        inputs.nonce,
+        inputs.dcql_query,
+        inputs.client_metadata,
+        inputs.key,
+    );
+    let encryption_info = encryption_info(inputs.key, inputs.encryption_nonce);
+    let openid4vp = match signer {
+        None => openid4vp_unsigned(data),
+        Some(signer) => openid4vp_signed(data, inputs.origin, signer),
+    };
+    // readerAuth signs the Annex C SessionTranscript, which hashes encryptionInfo.
+    let transcript = signer.map(|_| transcript::annex_c(&encryption_info, inputs.origin));
+    let device_request = device_request(inputs.items, signer.zip(transcript.as_deref()));
+    DcApiRequests {
+        openid4vp,
+        annex_c: annex_c(&device_request, &encryption_info),
+        encryption_info,
+    }
+}
+
+/// R1's request parameters: `response_type`, `response_mode` `dc_api.jwt`, `nonce`,
+/// `dcql_query`, and `client_metadata` = the base (a non-object base counts as `{}`)
+/// plus `jwks` with the request's public JWK and `encrypted_response_enc_values_supported`.
+pub fn openid4vp_data(
+    nonce: &str,
+    dcql_query: &Value,
+    client_metadata: &Value,
+    key: &ResponseKey,
+) -> Map<String, Value> {
+    let mut metadata = client_metadata.as_object().cloned().unwrap_or_default();
+    metadata.insert("jwks".into(), json!({"keys": [key.public_jwk()]}));
+    metadata.insert(
+        "encrypted_response_enc_values_supported".into(),
+        json!([super::jwe::ENC]),
+    );
+    let mut data = Map::new();
+    data.insert("response_type".into(), json!("vp_token"));
+    data.insert("response_mode".into(), json!("dc_api.jwt"));
+    data.insert("nonce".into(), json!(nonce));
+    data.insert("dcql_query".into(), dcql_query.clone());
+    data.insert("client_metadata".into(), Value::Object(metadata));
+    data
+}
+
+/// `{"protocol": "openid4vp-v1-unsigned", "data": data}`.
+pub fn openid4vp_unsigned(data: Map<String, Value>) -> Value {
+    json!({"protocol": PROTOCOL_OPENID4VP_UNSIGNED, "data": data})
+}
+
+/// `{"protocol": "openid4vp-v1-signed", "data": {"request": JWS}}`, the JWS payload
+/// being `data` plus `client_id` (`x509_hash:…`) and `expected_origins: [origin]`.
+pub fn openid4vp_signed(
+    mut data: Map<String, Value>,
+    origin: &str,
+    signer: &RequestSigner,
+) -> Value {
+    data.insert("client_id".into(), json!(signer.client_id()));
+    data.insert("expected_origins".into(), json!([origin]));
+    let payload = Value::Object(data).to_string();
+    let jws = signer.jws(REQUEST_OBJECT_TYP, payload.as_bytes());
+    json!({"protocol": PROTOCOL_OPENID4VP_SIGNED, "data": {"request": jws}})
+}
+
+/// base64url (no padding) of CBOR `["dcapi", {"nonce": bstr, "recipientPublicKey":
+/// COSE_Key}]`.
+pub fn encryption_info(key: &ResponseKey, nonce: &[u8]) -> String {
+    let mut enc = Enc::default();
+    enc.array(2)
+        .text("dcapi")
+        .map(2)
+        .text("nonce")
+        .bytes(nonce)
+        .text("recipientPublicKey")
+        .raw(&key.cose_key());
+    b64url(&enc.finish())
+}
+
+/// `{"protocol": "org-iso-mdoc", "data": {"deviceRequest", "encryptionInfo"}}`.
+pub fn annex_c(device_request: &[u8], encryption_info: &str) -> Value {
+    json!({
+        "protocol": PROTOCOL_ANNEX_C,
+        "data": {"deviceRequest": b64url(device_request), "encryptionInfo": encryption_info},
+    })
+}
+
+/// CBOR `DeviceRequest = {"version": "1.0", "docRequests": [DocRequest…]}` (ISO/IEC
+/// 18013-5 §8.3.2.1.2.1), one DocRequest per docType of `items`, each
+/// `{"itemsRequest": ItemsRequestBytes}` plus, with `reader_auth` = (signer,
+/// SessionTranscript), `"readerAuth"` over that docRequest's ItemsRequestBytes.
+pub fn device_request(
+    items: &[ItemRequest<'_>],
+    reader_auth: Option<(&RequestSigner, &[u8])>,
+) -> Vec<u8> {
+    let doc_types = group(items);
+    let mut enc = Enc::default();
+    enc.map(2)
+        .text("version")
+        .text("1.0")
+        .text("docRequests")
+        .array(doc_types.len());
+    for (doc_type, namespaces) in &doc_types {
+        let items_request = tag24_encoded(&items_request(doc_type, namespaces));
+        enc.map(1 + usize::from(reader_auth.is_some()))
+            .text("itemsRequest")
+            .raw(&items_request);
+        if let Some((signer, session_transcript)) = reader_auth {
+            let payload = reader_authentication_bytes(session_transcript, &items_request);
+            enc.text("readerAuth")
+                .raw(&signer.cose_sign1_detached(&payload));
+        }
+    }
+    enc.finish()
+}
+
+/// `ReaderAuthenticationBytes = #6.24(bstr .cbor ["ReaderAuthentication",
+/// SessionTranscript, ItemsRequestBytes])` (ISO/IEC 18013-5 §9.1.4), the detached
+/// payload of `readerAuth`; `items_request_bytes` is the tag-24 item as sent.
+pub fn reader_authentication_bytes(
+    session_transcript: &[u8],
+    items_request_bytes: &[u8],
+) -> Vec<u8> {
+    let mut enc = Enc::default();
+    enc.array(3)
+        .text("ReaderAuthentication")
+        .raw(session_transcript)
+        .raw(items_request_bytes);
+    tag24_encoded(&enc.finish())
+}
+
+type Namespaces<'a> = Vec<(&'a str, Vec<&'a str>)>;
+
+/// `ItemsRequest = {"docType", "nameSpaces": {ns: {claim: false}}}`; false is
+/// IntentToRetain: the gateway keeps no claim.
+fn items_request(doc_type: &str, namespaces: &Namespaces<'_>) -> Vec<u8> {
+    let mut enc = Enc::default();
+    enc.map(2)
+        .text("docType")
+        .text(doc_type)
+        .text("nameSpaces")
+        .map(namespaces.len());
+    for (namespace, claims) in namespaces {
+        enc.text(namespace).map(claims.len());
+        for claim in claims {
+            enc.text(claim).bool(false);
+        }
+    }
+    enc.finish()
+}
+
+/// Groups items by docType, then namespace, in first-seen order, dropping repeats (a CBOR
+/// map with a repeated key would be invalid).
+fn group<'a>(items: &[ItemRequest<'a>]) -> Vec<(&'a str, Namespaces<'a>)> {
+    /// The index of `key`'s entry, appended when new.
+    fn entry<'a, T: Default>(list: &mut Vec<(&'a str, T)>, key: &'a str) -> usize {
+        list.iter().position(|(k, _)| *k == key).unwrap_or_else(|| {
+            list.push((key, T::default()));
+            list.len() - 1
+        })
+    }
+    let mut out: Vec<(&'a str, Namespaces<'a>)> = Vec::new();
+    for item in items {
+        let d = entry(&mut out, item.doc_type);
+        let namespaces = &mut out[d].1;
+        let n = entry(namespaces, item.namespace);
+        let claims = &mut namespaces[n].1;
+        if !claims.contains(&item.claim) {
+            claims.push(item.claim);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "request_tests.rs"]
+mod tests;

@@ -1,0 +1,206 @@
+//! The verifier's request-signing identity for signed requests (interface §11): a P-256
+//! key and its X.509 chain, and the two ES256 signature forms it makes — a JWS compact
+//! request object (OpenID4VP) and ISO/IEC 18013-5 `readerAuth` (a COSE_Sign1 with
+//! detached payload). Signatures are deterministic (RFC 6979), so signing needs no RNG.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use p256::ecdsa::signature::Signer;
+use p256::ecdsa::{Signature, SigningKey};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::b64url;
+use crate::mdoc::cbor::Enc;
+use crate::mdoc::x509::{CertError, EcKey, ParsedCert};
+
+/// Why a key and chain cannot sign requests.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignerError {
+    #[error("the certificate chain is empty")]
+    EmptyChain,
+    #[error("the leaf certificate cannot be read: {0}")]
+    BadLeaf(String),
+    #[error("the private key does not match the leaf certificate's public key")]
+    KeyMismatch,
+}
+
+/// A signing key with its chain (DER, leaf first). Whether the leaf is valid now is
+/// for the caller, which has the clock.
+#[derive(Clone)]
+pub struct RequestSigner {
+    key: SigningKey,
+    chain: Vec<Vec<u8>>,
+}
+
+impl std::fmt::Debug for RequestSigner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestSigner")
+            .field("client_id", &self.client_id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestSigner {
+    /// Checks that the leaf is a P-256 certificate whose key is `key`'s.
+    pub fn new(key: SigningKey, chain: Vec<Vec<u8>>) -> Result<Self, SignerError> {
+        let leaf = chain.first().ok_or(SignerError::EmptyChain)?;
+        let parsed = ParsedCert::from_der(leaf).map_err(|e| match e {
+            CertError::Malformed(why) | CertError::UnsupportedKey(why) => SignerError::BadLeaf(why),
+        })?;
+        match parsed.key {
+            EcKey::P256(ref public) if public == key.verifying_key() => {
+                Ok(RequestSigner { key, chain })
+            }
+            _ => Err(SignerError::KeyMismatch),
+        }
+    }
+
+    /// The chain, DER, leaf first.
+    pub fn chain(&self) -> &[Vec<u8>] {
+        &self.chain
+    }
+
+    /// `x509_hash:` + base64url(SHA-256(leaf DER)) (OpenID4VP 1.0 §5.9.3).
+    pub fn client_id(&self) -> String {
+        let leaf = self.chain.first().map(Vec::as_slice).unwrap_or_default();
+        format!("x509_hash:{}", b64url(&Sha256::digest(leaf)))
+    }
+
+    /// ES256 over `message`: raw `r ‖ s`, 64 bytes, as JWS (RFC 7518 §3.4) and COSE
+    /// (RFC 9053 §2.1) both write it.
+    fn sign(&self, message: &[u8]) -> [u8; 64] {
+        let signature: Signature = self.key.sign(message);
+        signature.to_bytes().into()
+    }
+
+    /// A JWS compact serialization of `payload` with header `{"alg": "ES256", "typ": typ,
+    /// "x5c": [standard base64 DER, …]}` (RFC 7515 §4.1.6: x5c is not base64url).
+    pub(crate) fn jws(&self, typ: &str, payload: &[u8]) -> String {
+        let x5c: Vec<String> = self.chain.iter().map(|der| STANDARD.encode(der)).collect();
+        let header = json!({"alg": "ES256", "typ": typ, "x5c": x5c});
+        let signing_input = format!(
+            "{}.{}",
+            b64url(header.to_string().as_bytes()),
+            b64url(payload)
+        );
+        let signature = self.sign(signing_input.as_bytes());
+        format!("{signing_input}.{}", b64url(&signature))
+    }
+
+    /// `ReaderAuth`: an untagged COSE_Sign1 (as ISO/IEC 18013-5 sends it) with protected
+    /// header `{1: -7}` (ES256), unprotected `{33: x5chain}` (one bstr for a single
+    /// certificate, else an array, RFC 9360), nil payload, and the signature over
+    /// `Sig_structure = ["Signature1", protected, h'', detached_payload]`.
+    pub(crate) fn cose_sign1_detached(&self, detached_payload: &[u8]) -> Vec<u8> {
+        const LABEL_ALG: i64 = 1;
+        const ALG_ES256: i64 = -7;
+        const LABEL_X5CHAIN: i64 = 33;
+        let mut protected = Enc::default();
+        protected.map(1).int(LABEL_ALG).int(ALG_ES256);
+        let protected = protected.finish();
+        let mut sig_structure = Enc::default();
+        sig_structure
+            .array(4)
+            .text("Signature1")
+            .bytes(&protected)
+            .bytes(&[])
+            .bytes(detached_payload);
+        let signature = self.sign(&sig_structure.finish());
+
+        let mut enc = Enc::default();
+        enc.array(4).bytes(&protected).map(1).int(LABEL_X5CHAIN);
+        match self.chain.as_slice() {
+            [single] => {
+                enc.bytes(single);
+            }
+            chain => {
+                enc.array(chain.len());
+                for der in chain {
+                    enc.bytes(der);
+                }
+            }
+        }
+        enc.null().bytes(&signature);
+        enc.finish()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use p256::ecdsa::signature::Verifier;
+    use p256::pkcs8::DecodePrivateKey;
+
+    /// A self-signed P-256 leaf made with rcgen, and its key.
+    pub(crate) fn test_signer() -> RequestSigner {
+        let key_pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("key");
+        let params =
+            rcgen::CertificateParams::new(vec!["verifier.example".into()]).expect("params");
+        let cert = params.self_signed(&key_pair).expect("cert");
+        let key = SigningKey::from_pkcs8_der(&key_pair.serialize_der()).expect("pkcs8");
+        RequestSigner::new(key, vec![cert.der().to_vec()]).expect("signer")
+    }
+
+    #[test]
+    fn key_must_match_the_leaf() {
+        let signer = test_signer();
+        let other = SigningKey::from_slice(&[7; 32]).expect("key");
+        assert_eq!(
+            RequestSigner::new(other.clone(), signer.chain.clone()).err(),
+            Some(SignerError::KeyMismatch)
+        );
+        assert_eq!(
+            RequestSigner::new(other.clone(), vec![]).err(),
+            Some(SignerError::EmptyChain)
+        );
+        assert!(matches!(
+            RequestSigner::new(other, vec![vec![0x30, 0x00]]),
+            Err(SignerError::BadLeaf(_))
+        ));
+    }
+
+    #[test]
+    fn client_id_is_the_leaf_hash() {
+        let signer = test_signer();
+        let expected = b64url(&Sha256::digest(&signer.chain[0]));
+        assert_eq!(signer.client_id(), format!("x509_hash:{expected}"));
+        assert_eq!(signer.client_id().len(), "x509_hash:".len() + 43);
+    }
+
+    #[test]
+    fn jws_verifies_with_the_leaf_key() {
+        let signer = test_signer();
+        let jws = signer.jws("oauth-authz-req+jwt", br#"{"a":1}"#);
+        let (input, sig) = jws.rsplit_once('.').expect("dots");
+        let sig = super::super::b64url_decode(sig).expect("b64");
+        assert_eq!(sig.len(), 64);
+        let sig = Signature::from_slice(&sig).expect("r||s");
+        assert!(signer
+            .key
+            .verifying_key()
+            .verify(input.as_bytes(), &sig)
+            .is_ok());
+        let header = super::super::b64url_decode(input.split('.').next().expect("h")).expect("b64");
+        let header: serde_json::Value = serde_json::from_slice(&header).expect("json");
+        assert_eq!(header["alg"], "ES256");
+        assert_eq!(header["typ"], "oauth-authz-req+jwt");
+        assert_eq!(header["x5c"][0], STANDARD.encode(&signer.chain[0]));
+    }
+
+    /// The project's own COSE_Sign1 verifier (src/mdoc/cose.rs) accepts the readerAuth.
+    #[test]
+    fn cose_sign1_verifies_with_the_mdoc_verifier() {
+        let signer = test_signer();
+        let sign1 = signer.cose_sign1_detached(b"reader authentication bytes");
+        let value = crate::mdoc::cbor::decode(&sign1).expect("cbor");
+        let parsed = crate::mdoc::cose::Sign1::parse(&value).expect("es256 sign1");
+        assert_eq!(parsed.payload, None);
+        assert!(parsed.verify(
+            signer.key.verifying_key(),
+            Some(b"reader authentication bytes")
+        ));
+        assert!(!parsed.verify(signer.key.verifying_key(), Some(b"other")));
+        assert_eq!(parsed.x5chain_leaf().ok(), Some(&signer.chain[0][..]));
+    }
+}
