@@ -1,6 +1,20 @@
 //! The embedded default backend: one SQLite file in WAL mode, `synchronous=FULL` so a
 //! commit is on disk (fsynced) before the request that made it is answered. Its SQL is in
 //! the submodules, one per area; rows are read by [`crate::store::rows`].
+//!
+//! Invariants, and what holds each by construction:
+//! - Acknowledged means committed: the writer answers a batch's jobs only after its
+//!   COMMIT returned (`pool`); a job's failure undoes only its own savepoint.
+//! - A verification or expiry is written with its webhook event, in the same
+//!   transaction: `changes` is the one place that writes either.
+//! - The status cache is never older than this process's commits: every UPDATE or
+//!   DELETE of an invite on the writer's connection evicts it by trigger
+//!   (`writer_conn::evict_on_change`), and nothing read during a batch that changed
+//!   invites is kept (`InviteCache`'s epoch).
+//! - Another process's change of an invite is seen within `FRESH_FOR` (2 ms): persistent
+//!   triggers move `invite_changes.generation`, checked when `data_version` moves; the
+//!   shared read transaction is ended by the writer thread at that age.
+//! - A writer that panics fails every waiting and later write (`pool::FailOnPanic`).
 
 mod capabilities;
 mod changes;
