@@ -12,6 +12,7 @@ pub mod http;
 pub mod mdoc;
 pub mod metrics;
 pub mod ratelimit;
+pub mod receipt;
 pub mod retention;
 pub mod server;
 pub mod startup;

@@ -37,8 +37,17 @@ pub struct OutcomeLabels {
     pub outcome: String,
 }
 
+/// A presentation's kind of credential, its transport and the outcome word.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PresentationLabels {
+    pub kind: String,
+    pub transport: String,
+    pub outcome: String,
+}
+
 pub struct Metrics {
     registry: Registry,
+    pub presentations: Family<PresentationLabels, Counter>,
     pub requests: Family<RequestLabels, Counter>,
     pub request_seconds: Family<RouteLabels, Histogram>,
     pub invites_created: Counter,
@@ -90,6 +99,13 @@ impl Metrics {
             "Webhook events not yet delivered (pending or waiting for a retry)",
             webhook_backlog.clone(),
         );
+        let presentations = Family::<PresentationLabels, Counter>::default();
+        registry.register(
+            "presentations",
+            "Wallet presentations answered, by kind, transport (openid4vp, dc-api) and outcome \
+             (accepted, or the refusal's reason as one stable word: see docs/evidence.md)",
+            presentations.clone(),
+        );
         let database_errors = Counter::default();
         registry.register(
             "database_errors",
@@ -98,6 +114,7 @@ impl Metrics {
         );
         Arc::new(Self {
             registry,
+            presentations,
             requests,
             request_seconds,
             invites_created,
@@ -106,6 +123,17 @@ impl Metrics {
             webhook_backlog,
             database_errors,
         })
+    }
+
+    /// Counts one presentation answered: `outcome` is `accepted` or a refusal's word.
+    pub fn presentation(&self, kind: &str, transport: &str, outcome: &str) {
+        self.presentations
+            .get_or_create(&PresentationLabels {
+                kind: kind.to_owned(),
+                transport: transport.to_owned(),
+                outcome: outcome.to_owned(),
+            })
+            .inc();
     }
 
     pub fn verified(&self, method: crate::domain::VerifyMethod) {

@@ -16,6 +16,23 @@ use crate::server;
 use crate::store::Store;
 use crate::webhooks::{client::WebhookClient, sweeper, worker::Worker};
 
+/// The first start creates the receipt key every node then signs with. A database that
+/// refuses writes now (a standby) does not stop the server: the first verification
+/// creates the key instead (`store::transitions::receipt_key`).
+async fn ensure_receipt_key(store: &dyn Store, now: crate::clock::UnixTime) {
+    let key = crate::receipt::ReceiptKey::generate();
+    let record = crate::store::ReceiptKeyRecord {
+        kid: key.kid(),
+        private_key: key.to_bytes(),
+        created_at: now,
+    };
+    match store.add_receipt_key(record, true).await {
+        Ok(true) => tracing::info!(kid = %key.kid(), "created the receipt signing key"),
+        Ok(false) => {}
+        Err(e) => tracing::warn!(error = %e, "could not create the receipt signing key yet"),
+    }
+}
+
 pub struct Application {
     listener: TcpListener,
     router: axum::Router,
@@ -96,6 +113,7 @@ impl Application {
     /// Serves until `shutdown` is cancelled, then stops accepting, lets in-flight
     /// requests and webhook attempts finish, and returns.
     pub async fn run_until_stopped(self, shutdown: CancellationToken) -> std::io::Result<()> {
+        ensure_receipt_key(self.store.as_ref(), self.clock.now()).await;
         let mut workers = JoinSet::new();
         let worker = Worker {
             store: self.store.clone(),

@@ -2,6 +2,8 @@
 
 mod key_create;
 mod key_revoke;
+mod receipt_key_rotate;
+mod receipt_verify;
 mod serve;
 pub mod site_create;
 mod site_delete;
@@ -9,6 +11,7 @@ mod site_deliveries;
 mod site_list;
 mod site_show;
 mod site_update;
+mod statement;
 mod view;
 mod webhook_redeliver;
 mod webhook_secret_rotate;
@@ -59,6 +62,31 @@ pub enum Command {
         #[command(subcommand)]
         command: WebhookCommand,
     },
+    /// Manage the key that signs verification receipts.
+    ReceiptKey {
+        #[command(subcommand)]
+        command: ReceiptKeyCommand,
+    },
+    /// Check verification receipts.
+    Receipt {
+        #[command(subcommand)]
+        command: ReceiptCommand,
+    },
+    /// Print this deployment's age-assurance practice statement (Markdown), from its
+    /// configuration and database.
+    Statement(statement::Args),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReceiptKeyCommand {
+    /// Make a new current receipt key; earlier ones stay published, so old receipts check.
+    Rotate(receipt_key_rotate::Args),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReceiptCommand {
+    /// Check a receipt's signature offline and print its payload; exit 0 only if it holds.
+    Verify(receipt_verify::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -131,6 +159,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 },
             }
         }
+        Command::ReceiptKey {
+            command: ReceiptKeyCommand::Rotate(args),
+        } => receipt_key_rotate::run(args, open(&cli.database_url).await?).await,
+        Command::Receipt {
+            command: ReceiptCommand::Verify(args),
+        } => receipt_verify::run(args, &cli.database_url).await,
+        Command::Statement(args) => statement::run(args, open(&cli.database_url).await?).await,
         Command::Webhook { command } => {
             let store = open(&cli.database_url).await?;
             match command {

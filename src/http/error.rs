@@ -71,6 +71,8 @@ catalogue! {
     MethodNotAllowed = 40501, METHOD_NOT_ALLOWED, "method not allowed on this route";
     InviteExpired = 40901, CONFLICT, "the invite has expired";
     InviteVerified = 40902, CONFLICT, "the invite is verified and cannot be cancelled";
+    InviteNotVerified = 40903, CONFLICT, "the invite is not verified, so it has no receipt";
+    ReceiptMissing = 40904, CONFLICT, "the invite was verified before this server kept receipts, so it has none";
     BodyTimeout = 40801, REQUEST_TIMEOUT, "the request body did not arrive in time";
     BodyTooLarge = 41301, PAYLOAD_TOO_LARGE, "request body is larger than 65536 bytes";
     IdempotencyKeyReused = 42201, UNPROCESSABLE_ENTITY, "this Idempotency-Key was used with a different request body";

@@ -361,9 +361,10 @@ pub async fn approve(
             "This request did not come from the verification page. Go back, reload the page and press the button again.",
         );
     }
+    let evidence = state.evidence(gateway.min_age, None);
     match state
         .store
-        .verify_invite(&id, VerifyMethod::Sandbox, state.clock.now())
+        .verify_invite(&id, VerifyMethod::Sandbox, evidence, state.clock.now())
         .await
     {
         Ok(VerifyOutcome::Verified(_)) => {

@@ -10,6 +10,7 @@ pub mod observe;
 pub mod openapi_common;
 pub mod openid4vp;
 pub mod ops;
+pub mod receipts;
 pub mod verifier;
 
 use axum::body::Bytes;
@@ -48,6 +49,8 @@ pub struct App {
     /// `--rate-limit`: authenticated requests per second per site; `None` is no limit.
     pub rate_limiter: Option<crate::ratelimit::RateLimiter<crate::domain::SiteId>>,
     openapi_json: Bytes,
+    /// The receipt keys' JWK Set as last served.
+    pub jwks: receipts::JwksCache,
 }
 
 pub type AppState = Arc<App>;
@@ -56,6 +59,19 @@ impl App {
     /// The gateway page of an invite.
     pub fn gateway_url(&self, id: &InviteId) -> String {
         crate::domain::invite::gateway_url(&self.public_url, id)
+    }
+
+    /// What a receipt says of a verification against `min_age`, beside the invite.
+    pub fn evidence(
+        &self,
+        min_age: crate::domain::MinAge,
+        presented: Option<crate::receipt::Presented>,
+    ) -> crate::receipt::Evidence {
+        crate::receipt::Evidence {
+            issuer: self.public_url.clone(),
+            min_age: min_age.get(),
+            presented,
+        }
     }
 }
 
@@ -105,6 +121,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(invites::create_invite, manage::list_invites))
         .routes(routes!(invites::get_invite, manage::erase_invite))
         .routes(routes!(manage::cancel_invite))
+        .routes(routes!(receipts::get_receipt))
+        .routes(routes!(receipts::jwks))
         .routes(routes!(verifier::report_verification))
         .routes(routes!(gateway::show))
         .routes(routes!(gateway::approve))
@@ -148,6 +166,7 @@ pub fn router(parts: AppParts) -> Router {
         rate_limiter: crate::ratelimit::RateLimiter::new(parts.rate_limit),
         metrics: parts.metrics,
         openapi_json,
+        jwks: receipts::JwksCache::default(),
     });
     let routes = routes
         .fallback(route_not_found)

@@ -18,6 +18,7 @@ use super::AppState;
 use crate::domain::presentation::{self, PresentationRequest};
 use crate::domain::{InviteId, Status};
 use crate::mdoc::{self, TrustAnchors};
+use crate::receipt::{Presented, Transport};
 use crate::store::{AnswerOutcome, GatewayInvite};
 
 /// The server's EU AV configuration; `None` in [`super::App`] turns the method off.
@@ -145,13 +146,20 @@ pub async fn answer(
     if gateway.invite.status_at(now) == Status::Expired {
         return Err(ErrorCode::InviteExpired.into());
     }
-    let answer = WalletAnswer::from_form(&form).ok_or(ErrorCode::PresentationFormInvalid)?;
-    let request = state
+    let count = |outcome: &str| state.metrics.presentation("eu-av", "openid4vp", outcome);
+    let Some(answer) = WalletAnswer::from_form(&form) else {
+        count("malformed");
+        return Err(ErrorCode::PresentationFormInvalid.into());
+    };
+    let Some(request) = state
         .store
         .request(&id, &answer.state)
         .await?
         .filter(|r| r.is_live(now))
-        .ok_or(ErrorCode::PresentationStateNotLive)?;
+    else {
+        count("not_live");
+        return Err(ErrorCode::PresentationStateNotLive.into());
+    };
     let response_uri = presentation::response_uri(&state.gateway_url(&id));
     let client_id = presentation::client_id(&response_uri);
     let expected = mdoc::Expected {
@@ -164,20 +172,39 @@ pub async fn answer(
     let proof = mdoc::verify_vp_token(&answer.vp_token, &expected, &eu_av.trust_anchors).map_err(
         |reason| {
             tracing::info!(invite_id = %id, %reason, "presentation refused");
+            count(reason.outcome());
             ApiError::Refused(reason)
         },
     )?;
-    match state.store.answer_request(&id, &answer.state, now).await? {
+    let required = request.required_age(gateway.min_age);
+    let evidence = state.evidence(
+        required,
+        Some(Presented {
+            doc_type: mdoc::DOC_TYPE.to_owned(),
+            issuer_anchor: proof.issuer_anchor,
+            transport: Transport::OpenId4Vp,
+            nonce: request.nonce.clone(),
+        }),
+    );
+    match state
+        .store
+        .answer_request(&id, &answer.state, evidence, now)
+        .await?
+    {
         AnswerOutcome::Verified(_) => {
+            count("accepted");
             state.metrics.verified(crate::domain::VerifyMethod::EuAv);
             tracing::info!(invite_id = %id, age_over = proof.age_over, "invite verified with the EU AV app");
             state.deliveries.notify_one();
         }
-        AnswerOutcome::AlreadyVerified(_) => {}
+        AnswerOutcome::AlreadyVerified(_) => count("accepted"),
         AnswerOutcome::NotFound => return Err(ErrorCode::InviteNotFound.into()),
         AnswerOutcome::Expired => return Err(ErrorCode::InviteExpired.into()),
         // Another node accepted this state a moment ago: it is single-use.
-        AnswerOutcome::NotLive => return Err(ErrorCode::PresentationStateNotLive.into()),
+        AnswerOutcome::NotLive => {
+            count("not_live");
+            return Err(ErrorCode::PresentationStateNotLive.into());
+        }
     }
     Ok(Json(AnswerAccepted {
         redirect_uri: state.gateway_url(&id),

@@ -64,9 +64,16 @@ pub async fn report_verification(
         return Err(ErrorCode::InvalidOutcome.into());
     }
     let id = InviteId::parse(&invite_id).ok_or(ErrorCode::InviteNotFound)?;
+    // The receipt names the age the site asks for now: the provider checked that.
+    let gateway = state
+        .store
+        .gateway_invite(&id)
+        .await?
+        .ok_or(ErrorCode::InviteNotFound)?;
+    let evidence = state.evidence(gateway.min_age, None);
     match state
         .store
-        .verify_invite(&id, VerifyMethod::Verifier, state.clock.now())
+        .verify_invite(&id, VerifyMethod::Verifier, evidence, state.clock.now())
         .await?
     {
         VerifyOutcome::NotFound => Err(ErrorCode::InviteNotFound.into()),

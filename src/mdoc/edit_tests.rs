@@ -18,8 +18,8 @@ fn edit(f: impl FnOnce(&mut Vec<(Value, Value)>)) -> String {
     vp_token_of(&super::testkit::enc(&value))
 }
 
-fn check(token: &str) -> Result<AgeProof, PresentationError> {
-    verify_vp_token(token, &expected(18), &pki().anchors())
+fn check(token: &str) -> Result<u8, PresentationError> {
+    verify_vp_token(token, &expected(18), &pki().anchors()).map(|p| p.age_over)
 }
 
 fn field<'a>(map: &'a mut [(Value, Value)], key: &str) -> &'a mut Value {
@@ -114,7 +114,7 @@ fn documents_other_than_proof_of_age_are_skipped_and_empty_lists_refused() {
         *field(o, "docType") = Value::Text("org.iso.18013.5.1.mDL".into());
         docs.insert(0, other);
     });
-    assert_eq!(check(&token), Ok(AgeProof { age_over: 18 }));
+    assert_eq!(check(&token), Ok(18));
     let token = edit(|m| *field(m, "documents") = Value::Array(vec![]));
     assert_eq!(check(&token), Err(PresentationError::NoDocument));
 }

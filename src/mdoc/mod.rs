@@ -39,7 +39,7 @@ use cose::{Sign1, Sign1Error};
 use raw::Raw;
 use x509::{CertError, EcKey, ParsedCert};
 
-pub use x509::TrustAnchors;
+pub use x509::{AnchorInfo, TrustAnchors};
 
 /// The Proof of Age doctype, which is also its namespace.
 pub const DOC_TYPE: &str = "eu.europa.ec.av.1";
@@ -79,10 +79,12 @@ pub struct Expected<'a> {
     pub now: i64,
 }
 
-/// An accepted presentation: `age_over` is the M whose `true` proved the age.
+/// An accepted presentation: `age_over` is the M whose `true` proved the age, and
+/// `issuer_anchor` the SHA-256 of the DER of the trust anchor the issuer chained to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AgeProof {
     pub age_over: u8,
+    pub issuer_anchor: [u8; 32],
 }
 
 /// Which certificate a validity failure is about.
@@ -175,6 +177,43 @@ pub enum PresentationError {
     AgeClaimMissing(u8),
     #[error("the disclosed age_over claim is not true")]
     AgeClaimFalse,
+}
+
+impl PresentationError {
+    /// The refusal as one stable word, for metrics (`agegate_presentations_total`):
+    /// operators see how often and why checks fail without any personal data.
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            E::VpTokenNotJson
+            | E::VpTokenShape
+            | E::TooLarge
+            | E::NotBase64Url
+            | E::MalformedDeviceResponse(_)
+            | E::MalformedIssuerAuth(_)
+            | E::MissingCertificate
+            | E::MalformedCertificate
+            | E::MalformedMso(_)
+            | E::MalformedDeviceKey
+            | E::MissingDeviceSignature
+            | E::MalformedDeviceSignature(_) => "malformed",
+            E::StatusNotZero(_) => "wallet_error",
+            E::NoDocument => "no_document",
+            E::WrongDocType(_) | E::WrongMsoDocType => "wrong_doctype",
+            E::UnsupportedAlgorithm
+            | E::UnsupportedIssuerKey
+            | E::UnsupportedDigestAlgorithm
+            | E::DeviceMacUnsupported
+            | E::UnsupportedDeviceAlgorithm => "unsupported",
+            E::UntrustedIssuer => "untrusted_issuer",
+            E::CertificateNotYetValid(_) | E::CertificateExpired(_) => "certificate_validity",
+            E::IssuerSignatureInvalid => "issuer_signature",
+            E::MsoNotYetValid | E::MsoExpired => "credential_validity",
+            E::DigestMissing | E::DigestMismatch => "digest_mismatch",
+            E::DeviceSignatureInvalid => "device_signature",
+            E::AgeClaimMissing(_) => "age_claim_missing",
+            E::AgeClaimFalse => "age_not_proven",
+        }
+    }
 }
 
 use PresentationError as E;
@@ -278,7 +317,7 @@ fn verify_document(
         CertError::Malformed(_) => E::MalformedCertificate,
         CertError::UnsupportedKey(_) => E::UnsupportedIssuerKey,
     })?;
-    anchors.check_signer(&signer, expected.now)?;
+    let issuer_anchor = anchors.check_signer(&signer, expected.now)?;
     let EcKey::P256(issuer_key) = &signer.key else {
         return Err(E::UnsupportedIssuerKey);
     };
@@ -351,7 +390,10 @@ fn verify_document(
 
     // Only issuer-signed, digest-checked claims count; device-signed ones never do.
     let age_over = mso::age_proof(&disclosed, expected.min_age)?;
-    Ok(AgeProof { age_over })
+    Ok(AgeProof {
+        age_over,
+        issuer_anchor,
+    })
 }
 
 /// CBOR bytes of `SessionTranscript = [null, null, ["OpenID4VPHandover",

@@ -45,7 +45,7 @@ proptest! {
         }
         let token = vp_token_of(&bytes);
         if let Ok(proof) = verify_vp_token(&token, &expected(18), &pki().anchors()) {
-            prop_assert_eq!(proof, AgeProof { age_over: 18 });
+            prop_assert_eq!(proof.age_over, 18);
         }
     }
 

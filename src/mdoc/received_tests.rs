@@ -10,8 +10,8 @@ use super::testkit::{
 use super::tests::pki;
 use super::*;
 
-fn check(bytes: &[u8]) -> Result<AgeProof, PresentationError> {
-    verify_vp_token(&vp_token_of(bytes), &expected(18), &pki().anchors())
+fn check(bytes: &[u8]) -> Result<u8, PresentationError> {
+    verify_vp_token(&vp_token_of(bytes), &expected(18), &pki().anchors()).map(|p| p.age_over)
 }
 
 /// The first minted item (digestID 7) with the preferred and the long head.
@@ -36,7 +36,7 @@ fn a_long_item_head_that_was_hashed_is_accepted() {
     assert!(bytes
         .windows(first_item().1.len())
         .any(|w| w == first_item().1));
-    assert_eq!(check(&bytes), Ok(AgeProof { age_over: 18 }));
+    assert_eq!(check(&bytes), Ok(18));
 }
 
 #[test]
@@ -48,7 +48,7 @@ fn a_long_device_namespaces_head_that_was_signed_is_accepted() {
     let bytes = mint.device_response(pki());
     let long = device_namespaces().1;
     assert!(bytes.windows(long.len()).any(|w| w == long));
-    assert_eq!(check(&bytes), Ok(AgeProof { age_over: 18 }));
+    assert_eq!(check(&bytes), Ok(18));
 }
 
 #[test]
@@ -119,5 +119,5 @@ fn spans_come_from_the_chosen_document() {
     two.push(0x82);
     two.extend_from_slice(&enc(&decoy));
     splice(&mut bytes, &one, &two);
-    assert_eq!(check(&bytes), Ok(AgeProof { age_over: 18 }));
+    assert_eq!(check(&bytes), Ok(18));
 }

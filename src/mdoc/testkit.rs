@@ -76,6 +76,7 @@ fn map(entries: Vec<(&str, Value)>) -> Value {
 /// A CA and a document signer certificate issued by it.
 pub struct Pki {
     pub ca_pem: String,
+    pub ca_der: Vec<u8>,
     pub ds_der: Vec<u8>,
     pub ds_pem: String,
     ds_key: SigningKey,
@@ -111,6 +112,7 @@ impl Pki {
         let ds_cert = ds.signed_by(&ds_key, &ca_cert, &ca_key).expect("ds cert");
         Pki {
             ca_pem: ca_cert.pem(),
+            ca_der: ca_cert.der().to_vec(),
             ds_der: ds_cert.der().to_vec(),
             ds_pem: ds_cert.pem(),
             ds_key: SigningKey::from_pkcs8_der(&ds_key.serialize_der()).expect("p256 key"),

@@ -32,6 +32,8 @@ pub(crate) struct ParsedCert {
     tbs: Vec<u8>,
     issuer: Vec<u8>,
     subject: Vec<u8>,
+    /// The subject as RFC 4514 writes it, for operators.
+    subject_text: String,
     not_before: i64,
     not_after: i64,
     signature_alg: String,
@@ -96,6 +98,7 @@ impl ParsedCert {
             tbs: tbs.to_vec(),
             issuer: tbs_cert.issuer.to_der().map_err(malformed)?,
             subject: tbs_cert.subject.to_der().map_err(malformed)?,
+            subject_text: tbs_cert.subject.to_string(),
             not_before: unix(tbs_cert.validity.not_before)?,
             not_after: unix(tbs_cert.validity.not_after)?,
             // Parameters must be absent for ECDSA (RFC 5758 §3.2), and the signed copy
@@ -202,6 +205,17 @@ pub struct TrustAnchors {
     anchors: Vec<ParsedCert>,
 }
 
+/// A trust anchor as operators and auditors see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnchorInfo {
+    /// RFC 4514.
+    pub subject: String,
+    /// Unix seconds.
+    pub not_after: i64,
+    /// SHA-256 of the certificate's DER (what receipts name as `issuerAnchor`).
+    pub fingerprint: [u8; 32],
+}
+
 /// Brief: the anchors' bytes and keys would only clutter logs of the configuration.
 impl std::fmt::Debug for TrustAnchors {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -250,18 +264,31 @@ impl TrustAnchors {
         self.anchors.len()
     }
 
+    /// What operators and auditors see of each anchor.
+    pub fn describe(&self) -> Vec<AnchorInfo> {
+        self.anchors
+            .iter()
+            .map(|a| AnchorInfo {
+                subject: a.subject_text.clone(),
+                not_after: a.not_after,
+                fingerprint: Sha256::digest(&a.der).into(),
+            })
+            .collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.anchors.is_empty()
     }
 
     /// Checks that `signer` is an anchor (DER-equal) or is signed by one, and that it
     /// and that anchor are valid at `now`. When several anchors verify it (a renewed
-    /// CA with the same name and key), one valid now suffices.
+    /// CA with the same name and key), one valid now suffices. Returns the SHA-256 of
+    /// that anchor's DER, which a receipt names.
     pub(crate) fn check_signer(
         &self,
         signer: &ParsedCert,
         now: i64,
-    ) -> Result<(), PresentationError> {
+    ) -> Result<[u8; 32], PresentationError> {
         let issuers: Vec<&ParsedCert> = self
             .anchors
             .iter()
@@ -271,12 +298,14 @@ impl TrustAnchors {
             return Err(PresentationError::UntrustedIssuer);
         };
         signer.check_validity(now, CertRole::DocumentSigner)?;
-        if issuers
+        let fingerprint = |a: &ParsedCert| -> [u8; 32] { Sha256::digest(&a.der).into() };
+        if let Some(valid) = issuers
             .iter()
-            .any(|a| a.check_validity(now, CertRole::TrustAnchor).is_ok())
+            .find(|a| a.check_validity(now, CertRole::TrustAnchor).is_ok())
         {
-            return Ok(());
+            return Ok(fingerprint(valid));
         }
-        first.check_validity(now, CertRole::TrustAnchor)
+        first.check_validity(now, CertRole::TrustAnchor)?;
+        Ok(fingerprint(first))
     }
 }

@@ -23,6 +23,8 @@ pub struct DueEvent {
     pub webhook_format: WebhookFormat,
     /// Every secret that signs now: the current one first, then any rotated out < 24 h ago.
     pub secrets: Vec<WebhookSecret>,
+    /// The invite's receipt, once verified.
+    pub receipt: Option<String>,
 }
 
 /// The outcome of one delivery attempt.

@@ -26,6 +26,7 @@ use crate::domain::{
     IdempotentRequest, InviteId, ListQuery, PresentationRequest, SiteId, VerifyMethod,
     WebhookSecret,
 };
+use crate::receipt::Evidence;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -85,10 +86,13 @@ pub trait InviteStore: Send + Sync + 'static {
 
     /// Applies [`crate::domain::invite::verify`] to the invite as it stands at `now`;
     /// a transition to verified writes its `invite.verified` event in the same transaction.
+    /// The transition writes the invite's receipt too (see [`crate::receipt`]), signed
+    /// with the current receipt key, from `evidence`.
     async fn verify_invite(
         &self,
         id: &InviteId,
         method: VerifyMethod,
+        evidence: Evidence,
         now: UnixTime,
     ) -> StoreResult<VerifyOutcome>;
 }
@@ -127,6 +131,7 @@ pub trait PresentationStore: Send + Sync + 'static {
         &self,
         invite: &InviteId,
         state: &str,
+        evidence: Evidence,
         now: UnixTime,
     ) -> StoreResult<AnswerOutcome>;
 }
@@ -241,12 +246,33 @@ pub trait AdminStore: Send + Sync + 'static {
     ) -> StoreResult<bool>;
 }
 
+/// Verification receipts and their keys (interface §13). Receipts themselves are
+/// written by the verifying calls of [`InviteStore`] and [`PresentationStore`], in the
+/// same transaction as the verification.
+#[async_trait::async_trait]
+pub trait ReceiptStore: Send + Sync + 'static {
+    /// The receipt of the site's invite.
+    async fn receipt(&self, site: SiteId, id: &InviteId) -> StoreResult<ReceiptLookup>;
+    /// Every receipt key, oldest first: the last is the current one.
+    async fn receipt_keys(&self) -> StoreResult<Vec<ReceiptKeyRecord>>;
+    /// Makes `key` the current receipt key; with `only_if_none`, only if there is no key
+    /// yet (the first start). Whether it was stored.
+    async fn add_receipt_key(&self, key: ReceiptKeyRecord, only_if_none: bool)
+        -> StoreResult<bool>;
+}
+
 /// Everything a server needs of its database: the capabilities above, each of which the
 /// parts that need only it (the webhook worker, the sweeper, retention, the command line)
 /// take alone.
-pub trait Store: InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore {}
+pub trait Store:
+    InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore + ReceiptStore
+{
+}
 
-impl<T: InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore> Store for T {}
+impl<T> Store for T where
+    T: InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore + ReceiptStore
+{
+}
 
 /// How a server uses its database. Both apply to PostgreSQL; the SQLite backend has one
 /// writer and a fixed set of readers, and waits for the file's lock instead.

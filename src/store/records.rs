@@ -148,3 +148,33 @@ pub struct GatewayInvite {
     pub sandbox: bool,
     pub min_age: MinAge,
 }
+
+/// A receipt signing key as stored: the 32-byte P-256 scalar. The newest is current.
+#[derive(Clone)]
+pub struct ReceiptKeyRecord {
+    pub kid: String,
+    pub private_key: Vec<u8>,
+    pub created_at: UnixTime,
+}
+
+/// Brief: a private key has no place in logs.
+impl std::fmt::Debug for ReceiptKeyRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReceiptKeyRecord")
+            .field("kid", &self.kid)
+            .field("created_at", &self.created_at)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the store holds of an invite's receipt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReceiptLookup {
+    /// No such invite for this site.
+    NotFound,
+    /// The invite is pending or expired: it has no receipt.
+    NotVerified,
+    /// Verified before receipts were kept.
+    Missing,
+    Found(String),
+}

@@ -8,7 +8,7 @@
 
 use super::{
     AttemptRecord, CredentialInfo, CredentialRecord, DueEvent, EventRecord, GatewayInvite,
-    InviteRecord, SiteRecord, StoreError, StoreResult,
+    InviteRecord, ReceiptKeyRecord, ReceiptLookup, SiteRecord, StoreError, StoreResult,
 };
 use crate::clock::UnixMillis;
 use crate::domain::idempotency::RememberedKey;
@@ -181,7 +181,7 @@ pub fn presentation_request(row: &dyn Columns) -> StoreResult<PresentationReques
 /// A claimed event with its invite, from `webhook_events e JOIN invites i JOIN sites s`.
 pub const DUE_EVENT_COLUMNS: &str = "e.event_id, e.event_type, e.occurred_at, e.attempts, \
      e.round_start, s.webhook_url, s.webhook_format, i.invite_id, i.site_id, i.custom_id, \
-     i.status, i.created_at, i.expires_at, i.verified_method";
+     i.status, i.created_at, i.expires_at, i.verified_method, i.receipt";
 
 /// A claimed event without its secrets (they come from [`secret`]).
 pub fn due_event(row: &dyn Columns) -> StoreResult<DueEvent> {
@@ -199,6 +199,7 @@ pub fn due_event(row: &dyn Columns) -> StoreResult<DueEvent> {
         webhook_format: webhook_format(row, 6)?,
         invite: invite(row, 7)?,
         secrets: Vec::new(),
+        receipt: row.opt_text(14)?,
     })
 }
 
@@ -249,6 +250,27 @@ pub fn invite_id_only(row: &dyn Columns) -> StoreResult<InviteId> {
 /// A credential's `revoked_at`, from its first column.
 pub fn revoked_at(row: &dyn Columns) -> StoreResult<Option<i64>> {
     row.opt_int(0)
+}
+
+/// A receipt key, from `receipt_keys`.
+pub const RECEIPT_KEY_COLUMNS: &str = "kid, private_key, created_at";
+
+pub fn receipt_key(row: &dyn Columns) -> StoreResult<ReceiptKeyRecord> {
+    Ok(ReceiptKeyRecord {
+        kid: row.text(0)?,
+        private_key: row.bytes(1)?,
+        created_at: row.int(2)?,
+    })
+}
+
+/// An invite's receipt from its `status, receipt`.
+pub fn receipt_lookup(row: &dyn Columns) -> StoreResult<ReceiptLookup> {
+    let status = parsed(row, 0, "status", Status::parse)?;
+    Ok(match (status, row.opt_text(1)?) {
+        (Status::Verified, Some(receipt)) => ReceiptLookup::Found(receipt),
+        (Status::Verified, None) => ReceiptLookup::Missing,
+        _ => ReceiptLookup::NotVerified,
+    })
 }
 
 #[cfg(test)]

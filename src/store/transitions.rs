@@ -3,10 +3,14 @@
 //! backend reads what is stored (locking it), asks here, and writes what it is told in the
 //! same transaction; it never decides itself which events follow from a change.
 
-use super::{AnswerOutcome, CancelOutcome, InviteRecord, RevokeOutcome, VerifyOutcome};
+use super::{
+    AnswerOutcome, CancelOutcome, InviteRecord, ReceiptKeyRecord, RevokeOutcome, StoreError,
+    StoreResult, VerifyOutcome,
+};
 use crate::clock::UnixTime;
 use crate::domain::invite::{self, CancelError, CancelTransition, VerifyTransition};
 use crate::domain::{PresentationRequest, SiteId, Status, VerifyMethod};
+use crate::receipt::{Evidence, Payload, ReceiptKey, Verified};
 
 /// What verifying an invite writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +37,47 @@ pub fn verify(found: Option<InviteRecord>, method: VerifyMethod, now: UnixTime) 
             VerifyStep::Verify(record)
         }
     }
+}
+
+/// What signs the receipt of a verification: the current receipt key as stored (every
+/// verifying transaction reads it), or, where there is none yet (a server that could not
+/// write one at start), a new one the transaction stores first.
+pub fn receipt_key(
+    stored: Option<Vec<u8>>,
+    now: UnixTime,
+) -> StoreResult<(ReceiptKey, Option<ReceiptKeyRecord>)> {
+    match stored {
+        Some(bytes) => Ok((
+            ReceiptKey::from_bytes(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            None,
+        )),
+        None => {
+            let key = ReceiptKey::generate();
+            let record = ReceiptKeyRecord {
+                kid: key.kid(),
+                private_key: key.to_bytes(),
+                created_at: now,
+            };
+            Ok((key, Some(record)))
+        }
+    }
+}
+
+/// The receipt of `record`, verified at `now`, signed with `key`.
+pub fn receipt(
+    record: &InviteRecord,
+    evidence: &Evidence,
+    now: UnixTime,
+    key: &ReceiptKey,
+) -> String {
+    let verified = Verified {
+        invite_id: record.id.as_str(),
+        site_id: record.site_id.to_string(),
+        custom_id: record.custom_id.as_deref(),
+        at: now,
+        method: record.method.map_or("", VerifyMethod::as_str),
+    };
+    key.sign(&Payload::new(&verified, evidence))
 }
 
 /// What cancelling an invite writes.

@@ -108,6 +108,7 @@ mod tests {
             webhook_url: Some("https://shop.example/hook".into()),
             webhook_format: WebhookFormat::Everprotec,
             secrets: vec![WebhookSecret::from_stored("whsec_new".into())],
+            receipt: Some("a.b.c".into()),
         }
     }
 

@@ -35,6 +35,9 @@ struct PayloadData<'a> {
     custom_id: Option<&'a str>,
     /// How the invite was verified (`eu-av`, `sandbox`, `verifier`); null when expired.
     method: Option<&'static str>,
+    /// The verification's receipt (interface §13), in `invite.verified` events only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    receipt: Option<&'a str>,
 }
 
 /// The body of `event`, whose invite's gateway page lives under `public_url`.
@@ -51,6 +54,10 @@ pub fn payload(event: &DueEvent, public_url: &str) -> Vec<u8> {
             custom_id: invite.custom_id.as_deref(),
             method: match event.event_type {
                 EventType::InviteVerified => invite.method.map(|m| m.as_str()),
+                EventType::InviteExpired => None,
+            },
+            receipt: match event.event_type {
+                EventType::InviteVerified => event.receipt.as_deref(),
                 EventType::InviteExpired => None,
             },
         },

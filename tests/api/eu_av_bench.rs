@@ -59,3 +59,49 @@ fn verifications_per_second_on_one_core() {
         vp_token.len()
     );
 }
+
+/// What a receipt adds to a verification: reading the stored key and signing the
+/// payload (ES256), as the verifying transaction does.
+#[test]
+#[ignore = "a benchmark; run on purpose (see the module's comment)"]
+fn receipts_signed_per_second_on_one_core() {
+    use agegate::receipt::{Evidence, Payload, Presented, ReceiptKey, Transport, Verified};
+    let stored = ReceiptKey::generate().to_bytes();
+    let evidence = Evidence {
+        issuer: "https://age.example".into(),
+        min_age: 18,
+        presented: Some(Presented {
+            doc_type: "eu.europa.ec.av.1".into(),
+            issuer_anchor: [7; 32],
+            transport: Transport::OpenId4Vp,
+            nonce: "bm9uY2Utbm9uY2Utbm9uY2U".into(),
+        }),
+    };
+    let sign = || {
+        let key = ReceiptKey::from_bytes(&stored).unwrap();
+        let verified = Verified {
+            invite_id: "AAAAAAAAAAAAAAAAAAAAAA",
+            site_id: "6f9619ff-8b86-d011-b42d-00cf4fc964ff".into(),
+            custom_id: Some("user-42"),
+            at: crate::helpers::T0,
+            method: "eu-av",
+        };
+        key.sign(&Payload::new(&verified, &evidence))
+    };
+    for _ in 0..50 {
+        sign();
+    }
+    let started = Instant::now();
+    let mut n = 0u32;
+    while started.elapsed().as_secs_f64() < 2.0 {
+        sign();
+        n += 1;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "receipt: {n} in {secs:.2} s = {:.0} receipts/s on one core ({:.0} µs each; {} bytes)",
+        f64::from(n) / secs,
+        secs * 1e6 / f64::from(n),
+        sign().len()
+    );
+}

@@ -23,7 +23,7 @@ const MAX_EXAMPLES: u32 = 50;
 const DEADLINE: Duration = Duration::from_secs(600);
 
 /// `${XDG_CACHE_HOME:-$HOME/.cache}/agegate-schemathesis`, as `scripts/setup.sh` has it.
-fn venv() -> PathBuf {
+pub fn venv() -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)

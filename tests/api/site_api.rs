@@ -60,6 +60,18 @@ impl TestApp {
         .unwrap()
     }
 
+    /// `GET /v1/website/{siteId}/invite/{inviteId}/receipt`.
+    pub async fn receipt(&self, site: &TestSite, invite_id: &str) -> reqwest::Response {
+        self.site_request(
+            site,
+            reqwest::Method::GET,
+            &format!("/invite/{invite_id}/receipt"),
+        )
+        .send()
+        .await
+        .unwrap()
+    }
+
     /// `DELETE /v1/website/{siteId}/invite/{inviteId}`.
     pub async fn erase(&self, site: &TestSite, invite_id: &str) -> reqwest::Response {
         self.site_request(

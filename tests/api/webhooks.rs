@@ -78,8 +78,21 @@ async fn a_verified_invite_is_delivered_signed_within_5_seconds() {
     assert_eq!(hook.header("webhook-timestamp"), T0.to_string());
     assert!(signed_by(&site.webhook_secret, hook), "signature verifies");
     assert!(!signed_by(WebhookSecret::generate().expose(), hook));
+    let mut body = hook.json();
+    let receipt = body["data"]
+        .as_object_mut()
+        .unwrap()
+        .remove("receipt")
+        .expect("an invite.verified event carries the receipt");
+    let served = app.receipt(&site, id).await;
+    assert_eq!(served.status(), 200);
+    let served: serde_json::Value = served.json().await.unwrap();
     assert_eq!(
-        hook.json(),
+        receipt, served["receipt"],
+        "the same receipt as the API serves"
+    );
+    assert_eq!(
+        body,
         json!({
             "type": "invite.verified",
             "timestamp": "2027-01-15T08:00:00Z",

@@ -10,6 +10,7 @@ use crate::clock::UnixTime;
 use crate::domain::idempotency::{self, Repeat, IDEMPOTENCY_WINDOW_SECS};
 use crate::domain::webhook::EventType;
 use crate::domain::{IdempotentRequest, InviteId, SiteId, VerifyMethod};
+use crate::receipt::Evidence;
 use crate::store::rows::{self, GATEWAY_COLUMNS, INVITE_COLUMNS, REMEMBERED_KEY_COLUMNS};
 use crate::store::transitions::{self, CancelStep, VerifyStep};
 use crate::store::{
@@ -273,13 +274,14 @@ pub async fn verify(
     client: &mut Object,
     id: &InviteId,
     method: VerifyMethod,
+    evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<VerifyOutcome> {
     let tx = client.transaction().await?;
     let outcome = match transitions::verify(locked(&tx, id).await?, method, now) {
         VerifyStep::Done(outcome) => outcome,
         VerifyStep::Verify(record) => {
-            write_verified(&tx, &record, now).await?;
+            write_verified(&tx, &record, evidence, now).await?;
             VerifyOutcome::Verified(record)
         }
     };
@@ -313,21 +315,37 @@ pub async fn cancel(
     Ok(outcome)
 }
 
-/// Stores `record` as verified at `now`, with its `invite.verified` event.
+/// Stores `record` as verified at `now`, with its receipt (signed with the current
+/// receipt key) and its `invite.verified` event.
 pub async fn write_verified(
     tx: &Transaction<'_>,
     record: &InviteRecord,
+    evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<()> {
+    let stored = one(
+        tx,
+        "SELECT private_key FROM receipt_keys ORDER BY seq DESC LIMIT 1",
+        &[],
+        |row| row.bytes(0),
+    )
+    .await?;
+    let (key, new) = transitions::receipt_key(stored, now)?;
+    if let Some(new) = new {
+        super::receipts::insert_key(tx, &new).await?;
+    }
+    let receipt = transitions::receipt(record, evidence, now, &key);
     execute(
         tx,
         "UPDATE invites
-         SET status = 'verified', verified_at = $2, verified_method = $3, settled_at = $2
+         SET status = 'verified', verified_at = $2, verified_method = $3, settled_at = $2,
+             receipt = $4
          WHERE invite_id = $1",
         &[
             &record.id.as_str(),
             &now,
             &record.method.map(|m| m.as_str()),
+            &receipt,
         ],
     )
     .await?;

@@ -14,12 +14,15 @@ mod errors;
 mod invites;
 mod migrations;
 mod presentations;
+mod receipts;
 mod rows;
 mod shared;
 mod sites;
 mod webhooks;
 
 use crate::domain::webhook::EventId;
+use crate::receipt::Evidence;
+use crate::store::{ReceiptKeyRecord, ReceiptLookup, ReceiptStore};
 use std::time::Duration;
 
 use deadpool_postgres::{
@@ -219,9 +222,10 @@ impl InviteStore for PostgresStore {
         &self,
         id: &InviteId,
         method: VerifyMethod,
+        evidence: Evidence,
         now: UnixTime,
     ) -> StoreResult<VerifyOutcome> {
-        invites::verify(&mut self.client().await?, id, method, now).await
+        invites::verify(&mut self.client().await?, id, method, &evidence, now).await
     }
 }
 
@@ -259,9 +263,10 @@ impl PresentationStore for PostgresStore {
         &self,
         invite: &InviteId,
         state: &str,
+        evidence: Evidence,
         now: UnixTime,
     ) -> StoreResult<AnswerOutcome> {
-        presentations::answer(&mut self.client().await?, invite, state, now).await
+        presentations::answer(&mut self.client().await?, invite, state, &evidence, now).await
     }
 }
 
@@ -381,5 +386,24 @@ impl AdminStore for PostgresStore {
         now: UnixTime,
     ) -> StoreResult<bool> {
         sites::rotate_secret(&mut self.client().await?, site, &secret, now).await
+    }
+}
+
+#[async_trait::async_trait]
+impl ReceiptStore for PostgresStore {
+    async fn receipt(&self, site: SiteId, id: &InviteId) -> StoreResult<ReceiptLookup> {
+        receipts::lookup(&self.client().await?, site, id).await
+    }
+
+    async fn receipt_keys(&self) -> StoreResult<Vec<ReceiptKeyRecord>> {
+        receipts::keys(&self.client().await?).await
+    }
+
+    async fn add_receipt_key(
+        &self,
+        key: ReceiptKeyRecord,
+        only_if_none: bool,
+    ) -> StoreResult<bool> {
+        receipts::add_key(&mut self.client().await?, &key, only_if_none).await
     }
 }

@@ -6,6 +6,7 @@ use deadpool_postgres::{GenericClient, Object};
 use super::{execute, invites, may_be_stored, one};
 use crate::clock::UnixTime;
 use crate::domain::{InviteId, PresentationRequest};
+use crate::receipt::Evidence;
 use crate::store::rows::{self, REQUEST_COLUMNS};
 use crate::store::transitions::{self, AnswerStep};
 use crate::store::{AnswerOutcome, StoreResult};
@@ -96,6 +97,7 @@ pub async fn answer(
     client: &mut Object,
     invite: &InviteId,
     state: &str,
+    evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<AnswerOutcome> {
     let tx = client.transaction().await?;
@@ -119,7 +121,7 @@ pub async fn answer(
         AnswerStep::Done(outcome) => return Ok(outcome),
         AnswerStep::MarkAnswered(outcome) => outcome,
         AnswerStep::VerifyAndMark(record) => {
-            invites::write_verified(&tx, &record, now).await?;
+            invites::write_verified(&tx, &record, evidence, now).await?;
             AnswerOutcome::Verified(record)
         }
     };

@@ -4,6 +4,8 @@
 use super::*;
 use crate::clock::UnixMillis;
 use crate::domain::webhook::EventId;
+use crate::receipt::Evidence;
+use crate::store::{ReceiptKeyRecord, ReceiptLookup, ReceiptStore};
 use std::time::Duration;
 
 #[async_trait::async_trait]
@@ -90,11 +92,12 @@ impl InviteStore for SqliteStore {
         &self,
         id: &InviteId,
         method: VerifyMethod,
+        evidence: Evidence,
         now: UnixTime,
     ) -> StoreResult<VerifyOutcome> {
         let id = id.clone();
         self.pool
-            .write(move |conn| invites::verify(conn, &id, method, now))
+            .write(move |conn| invites::verify(conn, &id, method, &evidence, now))
             .await
     }
 }
@@ -145,11 +148,12 @@ impl PresentationStore for SqliteStore {
         &self,
         invite: &InviteId,
         state: &str,
+        evidence: Evidence,
         now: UnixTime,
     ) -> StoreResult<AnswerOutcome> {
         let (invite, state) = (invite.clone(), state.to_owned());
         self.pool
-            .write(move |conn| presentations::answer(conn, &invite, &state, now))
+            .write(move |conn| presentations::answer(conn, &invite, &state, &evidence, now))
             .await
     }
 }
@@ -302,6 +306,32 @@ impl AdminStore for SqliteStore {
     ) -> StoreResult<bool> {
         self.pool
             .write(move |conn| sites::rotate_secret(conn, site, &secret, now))
+            .await
+    }
+}
+
+#[async_trait::async_trait]
+impl ReceiptStore for SqliteStore {
+    async fn receipt(&self, site: SiteId, id: &InviteId) -> StoreResult<ReceiptLookup> {
+        let id = id.clone();
+        self.pool
+            .read_now(Snapshot::Latest, move |conn| {
+                receipts::lookup(conn, site, &id)
+            })
+            .await
+    }
+
+    async fn receipt_keys(&self) -> StoreResult<Vec<ReceiptKeyRecord>> {
+        self.pool.read(receipts::keys).await
+    }
+
+    async fn add_receipt_key(
+        &self,
+        key: ReceiptKeyRecord,
+        only_if_none: bool,
+    ) -> StoreResult<bool> {
+        self.pool
+            .write(move |conn| receipts::add_key(conn, &key, only_if_none))
             .await
     }
 }

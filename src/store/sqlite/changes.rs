@@ -5,10 +5,12 @@
 
 use rusqlite::{params, Connection};
 
+use super::one;
 use crate::clock::UnixTime;
 use crate::domain::webhook::{EventId, EventType};
 use crate::domain::{InviteId, SiteId, WebhookFormat};
-use crate::store::{InviteRecord, StoreResult};
+use crate::receipt::Evidence;
+use crate::store::{transitions, InviteRecord, StoreResult};
 
 /// Writes the event for a change of `invite`, if its site has a webhook URL and its
 /// webhook format sends such events.
@@ -58,17 +60,36 @@ pub fn write_expired(
     )
 }
 
-/// Stores `record` as verified at `now`, with its `invite.verified` event.
-pub fn write_verified(conn: &Connection, record: &InviteRecord, now: UnixTime) -> StoreResult<()> {
+/// Stores `record` as verified at `now`, with its receipt (signed with the current
+/// receipt key) and its `invite.verified` event.
+pub fn write_verified(
+    conn: &Connection,
+    record: &InviteRecord,
+    evidence: &Evidence,
+    now: UnixTime,
+) -> StoreResult<()> {
+    let stored = one(
+        conn,
+        "SELECT private_key FROM receipt_keys ORDER BY seq DESC LIMIT 1",
+        [],
+        |row| row.bytes(0),
+    )?;
+    let (key, new) = transitions::receipt_key(stored, now)?;
+    if let Some(new) = new {
+        super::receipts::add_key(conn, &new, true)?;
+    }
+    let receipt = transitions::receipt(record, evidence, now, &key);
     conn.prepare_cached(
         "UPDATE invites
-         SET status = 'verified', verified_at = ?2, verified_method = ?3, settled_at = ?2
+         SET status = 'verified', verified_at = ?2, verified_method = ?3, settled_at = ?2,
+             receipt = ?4
          WHERE invite_id = ?1",
     )?
     .execute(params![
         record.id.as_str(),
         now,
-        record.method.map(|m| m.as_str())
+        record.method.map(|m| m.as_str()),
+        receipt
     ])?;
     record_event(
         conn,

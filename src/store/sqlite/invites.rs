@@ -8,6 +8,7 @@ use super::{all, changes, one};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::{self, Repeat};
 use crate::domain::{IdempotentRequest, InviteId, SiteId, VerifyMethod};
+use crate::receipt::Evidence;
 use crate::store::rows::{self, GATEWAY_COLUMNS, INVITE_COLUMNS, REMEMBERED_KEY_COLUMNS};
 use crate::store::transitions::{self, CancelStep, VerifyStep};
 use crate::store::{
@@ -176,12 +177,13 @@ pub fn verify(
     conn: &Connection,
     id: &InviteId,
     method: VerifyMethod,
+    evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<VerifyOutcome> {
     match transitions::verify(by_id(conn, id)?, method, now) {
         VerifyStep::Done(outcome) => Ok(outcome),
         VerifyStep::Verify(record) => {
-            changes::write_verified(conn, &record, now)?;
+            changes::write_verified(conn, &record, evidence, now)?;
             Ok(VerifyOutcome::Verified(record))
         }
     }

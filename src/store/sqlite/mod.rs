@@ -28,6 +28,7 @@ mod pool;
 mod presentations;
 mod query;
 mod queue;
+mod receipts;
 mod sites;
 mod webhooks;
 mod writer_conn;

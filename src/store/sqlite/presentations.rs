@@ -6,6 +6,7 @@ use rusqlite::{params, Connection};
 use super::{changes, invites, one};
 use crate::clock::UnixTime;
 use crate::domain::{InviteId, PresentationRequest};
+use crate::receipt::Evidence;
 use crate::store::rows::{self, REQUEST_COLUMNS};
 use crate::store::transitions::{self, AnswerStep};
 use crate::store::{AnswerOutcome, StoreResult};
@@ -80,6 +81,7 @@ pub fn answer(
     conn: &Connection,
     invite: &InviteId,
     state: &str,
+    evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<AnswerOutcome> {
     let request = by_state(conn, invite, state)?;
@@ -88,7 +90,7 @@ pub fn answer(
         AnswerStep::Done(outcome) => return Ok(outcome),
         AnswerStep::MarkAnswered(outcome) => outcome,
         AnswerStep::VerifyAndMark(record) => {
-            changes::write_verified(conn, &record, now)?;
+            changes::write_verified(conn, &record, evidence, now)?;
             AnswerOutcome::Verified(record)
         }
     };

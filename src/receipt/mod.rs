@@ -1,0 +1,119 @@
+//! Verification receipts (interface §13): a compact JWS (ES256) per verification, saying
+//! what was proven and how, with no personal data in it, and the public keys that check
+//! it. Pure: no I/O, no clock (the caller passes the time and the keys).
+//!
+//! A receipt is signed in the same transaction as the verification it records, with
+//! the current receipt key as the database holds it, so every node signs with the same
+//! key and a verified invite never exists without its receipt.
+
+mod jws;
+#[cfg(test)]
+mod tests;
+
+pub use jws::{ReceiptError, ReceiptKey, VerifyingKeys};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The JWS `typ` of a receipt.
+pub const TYP: &str = "agegate-receipt+jwt";
+
+/// How the presentation reached agegate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Transport {
+    /// OpenID4VP by redirect: the gateway's link or QR code.
+    #[serde(rename = "openid4vp")]
+    OpenId4Vp,
+    /// The browser's Digital Credentials API.
+    #[serde(rename = "dc-api")]
+    DcApi,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::OpenId4Vp => "openid4vp",
+            Transport::DcApi => "dc-api",
+        }
+    }
+}
+
+/// What a wallet verification proved, beside the invite: everything a receipt says of
+/// the check itself. `None` for verifications agegate did not perform (sandbox, the
+/// verification provider's report).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Presented {
+    pub doc_type: String,
+    /// SHA-256 of the DER of the trust anchor the issuer chained to.
+    pub issuer_anchor: [u8; 32],
+    pub transport: Transport,
+    /// The live request's nonce (its text).
+    pub nonce: String,
+}
+
+/// Everything a receipt records of a verification that the invite's row does not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    /// `--public-url`: who issued the receipt.
+    pub issuer: String,
+    /// The minimum age the invite was checked against.
+    pub min_age: u8,
+    pub presented: Option<Presented>,
+}
+
+/// A receipt's payload, members in the order of interface §13; nothing else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Payload {
+    pub iss: String,
+    pub sub: String,
+    #[serde(rename = "siteId")]
+    pub site_id: String,
+    #[serde(rename = "customId")]
+    pub custom_id: Option<String>,
+    pub iat: i64,
+    pub method: String,
+    #[serde(rename = "minAge")]
+    pub min_age: u8,
+    #[serde(rename = "docType")]
+    pub doc_type: Option<String>,
+    #[serde(rename = "issuerAnchor")]
+    pub issuer_anchor: Option<String>,
+    pub transport: Option<Transport>,
+    #[serde(rename = "nonceHash")]
+    pub nonce_hash: Option<String>,
+}
+
+/// The facts of the invite a receipt names.
+pub struct Verified<'a> {
+    pub invite_id: &'a str,
+    pub site_id: String,
+    pub custom_id: Option<&'a str>,
+    /// Unix seconds of the verification.
+    pub at: i64,
+    pub method: &'a str,
+}
+
+impl Payload {
+    pub fn new(verified: &Verified<'_>, evidence: &Evidence) -> Self {
+        let presented = evidence.presented.as_ref();
+        Payload {
+            iss: evidence.issuer.clone(),
+            sub: verified.invite_id.to_owned(),
+            site_id: verified.site_id.clone(),
+            custom_id: verified.custom_id.map(str::to_owned),
+            iat: verified.at,
+            method: verified.method.to_owned(),
+            min_age: evidence.min_age,
+            doc_type: presented.map(|p| p.doc_type.clone()),
+            issuer_anchor: presented.map(|p| hex(&p.issuer_anchor)),
+            transport: presented.map(|p| p.transport),
+            nonce_hash: presented.map(|p| hex(&Sha256::digest(p.nonce.as_bytes()))),
+        }
+    }
+}
+
+/// Lowercase hexadecimal.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

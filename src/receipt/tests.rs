@@ -1,0 +1,176 @@
+use super::jws::Compact;
+use super::*;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde_json::json;
+
+/// RFC 7515 Appendix A.3: the ES256 example's key (d, x, y) and its JWS.
+const A3_D: &str = "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI";
+const A3_X: &str = "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU";
+const A3_Y: &str = "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0";
+const A3_JWS: &str = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q";
+
+fn a3_key() -> ReceiptKey {
+    ReceiptKey::from_bytes(&URL_SAFE_NO_PAD.decode(A3_D).unwrap()).unwrap()
+}
+
+#[test]
+fn the_rfc_7515_es256_example_verifies_and_its_key_is_read_as_published() {
+    let key = a3_key();
+    let jwk = key.public_jwk();
+    assert_eq!(jwk["x"], A3_X);
+    assert_eq!(jwk["y"], A3_Y);
+    let keys = VerifyingKeys::from_jwks(&json!({"keys": [jwk]})).unwrap();
+    let jws = Compact::split(A3_JWS).unwrap();
+    assert_eq!(jws.header, json!({"alg": "ES256"}));
+    assert!(jws.payload.starts_with(b"{\"iss\":\"joe\",\r\n"));
+    jws.check(&keys_of(&keys)).unwrap();
+    // One bit of the signature flipped: refused.
+    let tampered = A3_JWS.replace("6NU1Q", "6NU1A");
+    let jws = Compact::split(&tampered).unwrap();
+    assert_eq!(jws.check(&keys_of(&keys)), Err(ReceiptError::BadSignature));
+}
+
+fn keys_of(keys: &VerifyingKeys) -> p256::ecdsa::VerifyingKey {
+    let jwk = &keys.to_jwks()["keys"][0];
+    let coordinate = |n: &str| URL_SAFE_NO_PAD.decode(jwk[n].as_str().unwrap()).unwrap();
+    let point = p256::EncodedPoint::from_affine_coordinates(
+        p256::FieldBytes::from_slice(&coordinate("x")),
+        p256::FieldBytes::from_slice(&coordinate("y")),
+        false,
+    );
+    p256::ecdsa::VerifyingKey::from_encoded_point(&point).unwrap()
+}
+
+fn payload() -> Payload {
+    Payload::new(
+        &Verified {
+            invite_id: "inv",
+            site_id: "site".into(),
+            custom_id: Some("user-42"),
+            at: 1_800_000_000,
+            method: "eu-av",
+        },
+        &Evidence {
+            issuer: "https://agegate.example".into(),
+            min_age: 18,
+            presented: Some(Presented {
+                doc_type: "eu.europa.ec.av.1".into(),
+                issuer_anchor: [7; 32],
+                transport: Transport::OpenId4Vp,
+                nonce: "n-1".into(),
+            }),
+        },
+    )
+}
+
+#[test]
+fn a_receipt_holds_exactly_the_listed_members_in_order() {
+    let text = serde_json::to_string(&payload()).unwrap();
+    assert_eq!(
+        text,
+        format!(
+            r#"{{"iss":"https://agegate.example","sub":"inv","siteId":"site","customId":"user-42","iat":1800000000,"method":"eu-av","minAge":18,"docType":"eu.europa.ec.av.1","issuerAnchor":"{}","transport":"openid4vp","nonceHash":"{}"}}"#,
+            "07".repeat(32),
+            hex(&sha2::Sha256::digest(b"n-1")),
+        )
+    );
+    let sandbox = Payload::new(
+        &Verified {
+            invite_id: "inv",
+            site_id: "site".into(),
+            custom_id: None,
+            at: 5,
+            method: "sandbox",
+        },
+        &Evidence {
+            issuer: "http://127.0.0.1:8080".into(),
+            min_age: 21,
+            presented: None,
+        },
+    );
+    let value = serde_json::to_value(&sandbox).unwrap();
+    for member in [
+        "customId",
+        "docType",
+        "issuerAnchor",
+        "transport",
+        "nonceHash",
+    ] {
+        assert_eq!(value[member], serde_json::Value::Null, "{member}");
+    }
+}
+
+#[test]
+fn a_signed_receipt_verifies_and_any_changed_character_breaks_it() {
+    let key = ReceiptKey::generate();
+    let receipt = key.sign(&payload());
+    let keys = VerifyingKeys::of(std::slice::from_ref(&key));
+    assert_eq!(keys.verify(&receipt), Ok(payload()));
+    let header = Compact::split(&receipt).unwrap().header;
+    assert_eq!(
+        header,
+        json!({"alg": "ES256", "typ": TYP, "kid": key.kid()})
+    );
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for i in 0..receipt.len() {
+        let mut bytes = receipt.clone().into_bytes();
+        if bytes[i] == b'.' {
+            continue;
+        }
+        bytes[i] = if bytes[i] == alphabet[0] {
+            alphabet[1]
+        } else {
+            alphabet[0]
+        };
+        let tampered = String::from_utf8(bytes).unwrap();
+        assert!(
+            keys.verify(&tampered).is_err(),
+            "byte {i} changed: {tampered}"
+        );
+    }
+}
+
+#[test]
+fn a_receipt_is_refused_under_another_key_or_with_other_members() {
+    let key = ReceiptKey::generate();
+    let other = ReceiptKey::generate();
+    let receipt = key.sign(&payload());
+    assert!(matches!(
+        VerifyingKeys::of(std::slice::from_ref(&other)).verify(&receipt),
+        Err(ReceiptError::UnknownKid(_))
+    ));
+    // The right kid on the wrong key: the signature fails.
+    let mut jwk = other.public_jwk();
+    jwk["kid"] = json!(key.kid());
+    let keys = VerifyingKeys::from_jwks(&json!({"keys": [jwk]})).unwrap();
+    assert_eq!(keys.verify(&receipt), Err(ReceiptError::BadSignature));
+    // A JWS of the same key whose payload has a member more is not a receipt.
+    let mut extra = serde_json::to_value(payload()).unwrap();
+    extra["name"] = json!("Jane");
+    let header =
+        URL_SAFE_NO_PAD.encode(json!({"alg": "ES256", "typ": TYP, "kid": key.kid()}).to_string());
+    let body = URL_SAFE_NO_PAD.encode(extra.to_string());
+    let forged = format!("{header}.{body}.{}", receipt.rsplit('.').next().unwrap());
+    assert!(VerifyingKeys::of(&[key]).verify(&forged).is_err());
+}
+
+#[test]
+fn stored_keys_round_trip_and_key_sets_are_read_strictly() {
+    let key = ReceiptKey::generate();
+    let back = ReceiptKey::from_bytes(&key.to_bytes()).unwrap();
+    assert_eq!(back.kid(), key.kid());
+    assert!(ReceiptKey::from_bytes(&[0; 32]).is_err());
+    assert!(ReceiptKey::from_bytes(&[1; 31]).is_err());
+    for bad in [
+        json!({}),
+        json!({"keys": []}),
+        json!({"keys": [{"kty": "RSA"}]}),
+    ] {
+        assert!(VerifyingKeys::from_jwks(&bad).is_err(), "{bad}");
+    }
+    let jwks = VerifyingKeys::of(std::slice::from_ref(&key)).to_jwks();
+    assert_eq!(jwks["keys"][0]["use"], "sig");
+    assert_eq!(jwks["keys"][0]["alg"], "ES256");
+    assert_eq!(jwks["keys"][0]["kid"], key.kid());
+}
