@@ -1,6 +1,6 @@
 use crate::helpers::{spawn_app, SiteOptions, TestApp};
 use reqwest::Response;
-use serde_json::json;
+use serde_json::{json, Value};
 
 async fn get_page(app: &TestApp, url: &str) -> Response {
     app.client.get(url).send().await.unwrap()
@@ -158,6 +158,17 @@ async fn a_sandbox_page_marks_the_invite_verified_from_its_own_form() {
     assert_eq!(resp.status(), 303);
     assert_eq!(resp.headers()["location"], url);
     assert_eq!(app.status_record(&site, id).await["status"], "verified");
+    // Its receipt says no check was made: method sandbox, nothing presented.
+    let (_, payload) = crate::receipts::decode(&crate::receipts::receipt_of(&app, &site, id).await);
+    assert_eq!(
+        (
+            &payload["method"],
+            &payload["minAge"],
+            &payload["docType"],
+            &payload["transport"]
+        ),
+        (&json!("sandbox"), &json!(18), &Value::Null, &Value::Null)
+    );
     let resp = get_page(&app, url).await;
     assert_eq!(
         resp.headers()["location"],

@@ -17,7 +17,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The receipt's header and payload, decoded (no check of the signature).
-fn decode(receipt: &str) -> (Value, Value) {
+pub fn decode(receipt: &str) -> (Value, Value) {
     let mut parts = receipt.split('.');
     let mut part = || -> Value {
         serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts.next().unwrap()).unwrap()).unwrap()
@@ -25,7 +25,7 @@ fn decode(receipt: &str) -> (Value, Value) {
     (part(), part())
 }
 
-async fn receipt_of(app: &TestApp, site: &crate::helpers::TestSite, id: &str) -> String {
+pub async fn receipt_of(app: &TestApp, site: &crate::helpers::TestSite, id: &str) -> String {
     let resp = app.receipt(site, id).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["content-type"], "application/json");
@@ -34,7 +34,7 @@ async fn receipt_of(app: &TestApp, site: &crate::helpers::TestSite, id: &str) ->
     body["receipt"].as_str().unwrap().to_owned()
 }
 
-async fn jwks(app: &TestApp) -> Value {
+pub async fn jwks(app: &TestApp) -> Value {
     let resp = app
         .client
         .get(app.url("/.well-known/jwks.json"))
@@ -48,7 +48,7 @@ async fn jwks(app: &TestApp) -> Value {
 
 /// Runs the command line on the app's database, off the runtime's thread (the command
 /// may call the app itself).
-async fn cli(app: &TestApp, args: &[&str]) -> (i32, String, String) {
+pub async fn cli(app: &TestApp, args: &[&str]) -> (i32, String, String) {
     let mut cmd = agegate();
     cmd.arg("--database-url").arg(&app.db_url).args(args);
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
