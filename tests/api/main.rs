@@ -29,5 +29,6 @@ mod site_api;
 mod sqlite_faults;
 mod status_cache;
 mod wallet;
+mod webdriver;
 mod webhook_formats;
 mod webhooks;

@@ -6,7 +6,7 @@
 //! `mount`, a filesystem without `chattr +i`), the test says why and skips. SQLite only:
 //! PostgreSQL's faults are in `pg_faults.rs`.
 
-use crate::helpers::{cli_site, client, temp_db, ServerProcess, TestDb, TestSite};
+use crate::helpers::{cli_site, client, eventually, temp_db, ServerProcess, TestDb, TestSite};
 use crate::pg::postgres_backend;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -114,7 +114,16 @@ async fn locked_database_answers_503_then_recovers() {
     }
     let (_dir, db) = temp_db();
     let (site, _) = cli_site(&db, &[]);
-    let server = Server::start(&db);
+    // Its debug log says when a request has arrived.
+    let process = ServerProcess::start_with_env(
+        &db,
+        &[],
+        &[
+            ("AGEGATE_LISTEN", "127.0.0.1:0"),
+            ("RUST_LOG", "info,tower_http=debug"),
+        ],
+    );
+    let server = Server::on(&process);
     let mut acknowledged = server.create_some(&site, 5).await;
 
     // Another process's connection takes the write lock and keeps it past the server's
@@ -138,12 +147,14 @@ async fn locked_database_answers_503_then_recovers() {
 
     // A create that arrives while the lock is held, and gets it within its wait, is
     // answered 200 once the lock is released.
+    const STARTED: &str = "started processing request";
+    let arrived = process.log_count(STARTED) + 1;
     let during = tokio::spawn({
         let server = server.clone_handle();
         let site = site.clone();
         async move { server.create(&site).await }
     });
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    process.logged_times(STARTED, arrived).await;
     holder.execute_batch("ROLLBACK").unwrap();
     let during = during.await.unwrap();
     acknowledged.push(during.expect("a create waiting for the lock when it is released"));
@@ -194,6 +205,15 @@ impl Server {
         Self {
             base: process.base.clone(),
             _process: Some(process),
+            client: client(),
+        }
+    }
+
+    /// A handle on a server process the test keeps.
+    fn on(process: &ServerProcess) -> Self {
+        Self {
+            _process: None,
+            base: process.base.clone(),
             client: client(),
         }
     }
@@ -259,14 +279,10 @@ impl Server {
     /// After a fault clears: `/healthz` turns 200 within [`RESUME_WITHIN`], without a
     /// restart, and creates are acknowledged again; their ids.
     async fn resumes(&self, site: &TestSite) -> Vec<String> {
-        let deadline = Instant::now() + RESUME_WITHIN;
-        while self.health_unavailable().await {
-            assert!(
-                Instant::now() < deadline,
-                "/healthz 200 again within {RESUME_WITHIN:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        eventually("/healthz 200 again", RESUME_WITHIN, || async {
+            !self.health_unavailable().await
+        })
+        .await;
         self.create_some(site, 5).await
     }
 

@@ -1,6 +1,6 @@
 use crate::helpers::{
-    agegate, cli_site, run_cli, spawn_app_with, spawn_beside, spawn_real_time_app, temp_db,
-    ServerProcess, SiteOptions, TestApp, TestSite, T0, VERIFIER_TOKEN,
+    agegate, cli_site, poll, run_cli, spawn_app_with, spawn_beside, spawn_real_time_app, temp_db,
+    ServerProcess, SiteOptions, TestApp, TestDb, TestSite, T0, VERIFIER_TOKEN,
 };
 use crate::receiver::{signed_by, TestReceiver};
 use agegate::domain::webhook::DeliveryState;
@@ -39,21 +39,47 @@ pub async fn events(app: &TestApp, site: &TestSite) -> Vec<EventRecord> {
         .unwrap()
 }
 
-/// Polls the site's events until `done` holds, for up to `timeout`.
+/// Polls the site's events until `done` holds, for up to `timeout`; the last ones read.
 pub async fn wait_events(
     app: &TestApp,
     site: &TestSite,
     timeout: Duration,
     done: impl Fn(&[EventRecord]) -> bool,
 ) -> Vec<EventRecord> {
-    let deadline = Instant::now() + timeout;
-    loop {
+    let done = &done;
+    let held = poll(timeout, || async move {
         let events = events(app, site).await;
-        if done(&events) || Instant::now() > deadline {
-            return events;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        done(&events).then_some(events)
+    })
+    .await;
+    match held {
+        Some(events) => events,
+        None => events(app, site).await,
     }
+}
+
+/// `agegate site deliveries --json` until `done` holds, for up to 5 s; the listing.
+pub async fn wait_listing(
+    db: &TestDb,
+    site: &TestSite,
+    done: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let listing = || {
+        let (code, stdout, stderr) = run_cli(db, &["site", "deliveries", &site.site_id, "--json"]);
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str::<serde_json::Value>(&stdout).unwrap()
+    };
+    let done = &done;
+    let held = poll(FIVE_SECONDS, || {
+        let listing = listing();
+        async move { done(&listing).then_some(listing) }
+    })
+    .await;
+    held.unwrap_or_else(listing)
+}
+
+fn all_delivered(events: &[EventRecord]) -> bool {
+    events.iter().all(|e| e.state == DeliveryState::Delivered)
 }
 
 #[tokio::test]
@@ -93,13 +119,13 @@ async fn a_verified_invite_is_delivered_signed_within_5_seconds() {
             }
         })
     );
-    // Verifying again is idempotent: no second event.
+    // Verifying again is idempotent: no second event. An event is queued in the same
+    // transaction as its change, so once the answer is in, the outbox says it all.
     assert_eq!(app.verify(id).await.status(), 200);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(receiver.received().len(), 1);
-    let events = events(&app, &site).await;
+    let events = wait_events(&app, &site, FIVE_SECONDS, all_delivered).await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].state, DeliveryState::Delivered);
+    assert_eq!(receiver.received().len(), 1);
     assert_eq!(events[0].attempts.len(), 1);
     assert_eq!(events[0].attempts[0].http_status, Some(200));
 }
@@ -218,8 +244,9 @@ async fn an_expired_invite_is_announced_within_60_seconds_of_expires() {
         .new_invite(&site, Some(json!({"customId": "late"})))
         .await;
     app.clock.advance(86_399);
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    assert!(receiver.received().is_empty(), "not before expires");
+    // A sweep a second before `expires` queues nothing, so nothing can be sent.
+    assert_eq!(app.sweep().await, 0, "not before expires");
+    assert!(events(&app, &site).await.is_empty(), "not before expires");
     app.clock.advance(1);
     let got = receiver.wait_for(1, FIVE_SECONDS).await;
     assert_eq!(got.len(), 1);
@@ -235,7 +262,9 @@ async fn an_expired_invite_is_announced_within_60_seconds_of_expires() {
     app.verify(&verified).await;
     receiver.wait_for(2, FIVE_SECONDS).await;
     app.clock.advance(2 * 86_400);
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(app.sweep().await, 0, "a verified invite does not expire");
+    let events = wait_events(&app, &site, FIVE_SECONDS, all_delivered).await;
+    assert_eq!(events.len(), 2, "no event but the two sent");
     let types: Vec<_> = receiver
         .received()
         .iter()
@@ -295,7 +324,16 @@ async fn several_servers_on_one_database_send_each_event_once() {
         ids.push(id);
     }
     let got = receiver.wait_for(40, FIVE_SECONDS).await;
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let events = wait_events(&a, &site, FIVE_SECONDS, all_delivered).await;
+    assert_eq!(events.len(), 40);
+    assert!(
+        events.iter().all(|e| e.attempts.len() == 1),
+        "one attempt each"
+    );
+    // Every event is delivered, so none can be claimed again; once both servers have
+    // stopped, no attempt is under way either, and the count is final.
+    a.stop().await;
+    b.stop().await;
     let got_after = receiver.received();
     assert_eq!(got_after.len(), 40, "each event exactly once");
     let delivered: HashSet<_> = got
@@ -349,12 +387,10 @@ async fn a_pending_delivery_survives_a_restart_while_the_receiver_was_down() {
     let invite = first.new_invite(&site, None).await;
     let id = invite["inviteId"].as_str().unwrap();
     assert_eq!(first.verify(id).await.status(), 200);
-    // Let the first attempt fail (connection refused), then stop the server.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    first.signal("TERM");
-    assert_eq!(first.wait(), Some(0));
-    let (_, listing, _) = run_cli(&db, &["site", "deliveries", &site.site_id, "--json"]);
-    let listing: serde_json::Value = serde_json::from_str(&listing).unwrap();
+    // Once the first attempt has failed (connection refused), stop the server.
+    wait_listing(&db, &site, |l| l[0]["attempts"][0]["error"].is_string()).await;
+    first.stop().await;
+    let listing = wait_listing(&db, &site, |_| true).await;
     assert_eq!(listing[0]["state"], "pending");
     assert!(listing[0]["attempts"][0]["error"].is_string());
 
@@ -387,11 +423,8 @@ async fn operators_can_list_deliveries_and_queue_one_again() {
     assert_eq!(server.verify(id).await.status(), 200);
     let got = receiver.wait_for(1, FIVE_SECONDS).await;
     let event_id = got[0].header("webhook-id").to_owned();
-    tokio::time::sleep(Duration::from_millis(300)).await;
 
-    let (code, stdout, stderr) = run_cli(&db, &["site", "deliveries", &site.site_id, "--json"]);
-    assert_eq!(code, 0, "{stderr}");
-    let listing: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let listing = wait_listing(&db, &site, |l| l[0]["state"] == "delivered").await;
     assert_eq!(listing[0]["eventId"], event_id.as_str());
     assert_eq!(listing[0]["type"], "invite.verified");
     assert_eq!(listing[0]["inviteId"], id);
