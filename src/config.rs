@@ -98,8 +98,12 @@ pub fn webhook_timeout() -> Duration {
 /// A webhook lease: at least the client's timeout plus a margin (11s), so a live worker
 /// never loses its claim mid-send.
 pub fn parse_webhook_lease(s: &str) -> Result<Duration, String> {
+    parse_lease_for(s, webhook_timeout())
+}
+
+fn parse_lease_for(s: &str, timeout: Duration) -> Result<Duration, String> {
     let lease = humantime::parse_duration(s).map_err(|e| format!("'{s}': {e}"))?;
-    let min = crate::webhooks::worker::min_lease(webhook_timeout());
+    let min = crate::webhooks::worker::min_lease(timeout);
     if lease < min {
         return Err(format!(
             "'{s}' is shorter than the webhook client's timeout plus a margin ({})",
@@ -155,6 +159,19 @@ mod tests {
         );
         assert!(parse_retry_schedule("").is_err());
         assert!(parse_retry_schedule("soon").is_err());
+    }
+
+    #[test]
+    fn a_lease_is_at_least_the_webhook_timeout_plus_a_second() {
+        let default = crate::webhooks::client::DEFAULT_TIMEOUT;
+        assert_eq!(
+            parse_lease_for("10s", default),
+            Err("'10s' is shorter than the webhook client's timeout plus a margin (11s)".into())
+        );
+        assert_eq!(parse_lease_for("11s", default), Ok(Duration::from_secs(11)));
+        let short = Duration::from_secs(2);
+        assert_eq!(parse_lease_for("3s", short), Ok(Duration::from_secs(3)));
+        assert!(parse_lease_for("2s", short).is_err());
     }
 
     #[test]

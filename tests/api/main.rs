@@ -31,4 +31,5 @@ mod status_cache;
 mod wallet;
 mod webdriver;
 mod webhook_formats;
+mod webhook_ops;
 mod webhooks;
