@@ -51,14 +51,24 @@ fi
 
 # schemathesis from PyPI, for tests/api/schemathesis.rs (the OpenAPI document against the
 # running server), in a venv of its own with the versions pinned in
-# scripts/schemathesis-requirements.txt. The venv keeps a copy of the list it was made
-# from; only when that differs (or is missing) is the venv made again.
-st_venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-schemathesis"
+# scripts/schemathesis-requirements.txt. The venv is named after the list's SHA-256, so
+# checkouts of other versions (scripts/test.sh runs this each time) have venvs of their
+# own and never remove one in use; it keeps a copy of the list, written last, and is made
+# again only when that is missing. The lock makes concurrent runs build it once.
 st_requirements="$(dirname "$0")/schemathesis-requirements.txt"
-if ! cmp -s "$st_requirements" "$st_venv/requirements.txt" || [[ ! -x "$st_venv/bin/st" ]]; then
-  echo "setup: installing schemathesis into $st_venv" >&2
-  rm -rf "$st_venv"
-  python3 -m venv "$st_venv"
-  "$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$st_requirements"
-  cp "$st_requirements" "$st_venv/requirements.txt"
+st_hash="$(sha256sum "$st_requirements" | cut -c1-16)"
+st_venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-schemathesis-$st_hash"
+st_ready() { cmp -s "$st_requirements" "$st_venv/requirements.txt" && [[ -x "$st_venv/bin/st" ]]; }
+if ! st_ready; then
+  mkdir -p "$(dirname "$st_venv")"
+  (
+    flock 9
+    if ! st_ready; then
+      echo "setup: installing schemathesis into $st_venv" >&2
+      rm -rf "$st_venv"
+      python3 -m venv "$st_venv"
+      "$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$st_requirements"
+      cp "$st_requirements" "$st_venv/requirements.txt"
+    fi
+  ) 9>"$st_venv.lock"
 fi

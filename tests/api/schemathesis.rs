@@ -7,6 +7,7 @@
 //! Alone: `cargo test --test api schemathesis -- --nocapture`.
 
 use crate::helpers::{cli_site, poll_blocking, temp_db, ServerProcess, TestSite, VERIFIER_TOKEN};
+use sha2::Digest;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -22,7 +23,9 @@ const MAX_EXAMPLES: u32 = 50;
 /// A run that takes longer than this is stopped and fails.
 const DEADLINE: Duration = Duration::from_secs(600);
 
-/// `${XDG_CACHE_HOME:-$HOME/.cache}/agegate-schemathesis`, as `scripts/setup.sh` has it.
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/agegate-schemathesis-<hash>`, as `scripts/setup.sh`
+/// has it: the first 16 hex digits of the requirements' SHA-256, so each list of
+/// versions has a venv of its own.
 fn venv() -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
@@ -30,7 +33,9 @@ fn venv() -> PathBuf {
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache")
         });
-    cache.join("agegate-schemathesis")
+    let digest = sha2::Sha256::digest(REQUIREMENTS.as_bytes());
+    let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    cache.join(format!("agegate-schemathesis-{hash}"))
 }
 
 /// The `st` command of the venv, or why it cannot be used.
