@@ -16,14 +16,15 @@ done
 # What the tests need from Debian: Chromium and chromedriver for the browser tests
 # (tests/api/browser*.rs), PostgreSQL for the PostgreSQL pass of the suite and its fault
 # tests (tests/api/pg.rs starts throwaway clusters itself; no service is left running),
-# Python 3 with venv for schemathesis (below). Only installs when something is missing, so
-# a second run is quick.
+# Python 3 with venv for schemathesis (below) and the example receiver, Node.js for the
+# JSON.stringify comparison of everprotec bodies (tests/api/webhook_formats.rs). Only
+# installs when something is missing, so a second run is quick.
 have_postgres() { compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && command -v psql >/dev/null && command -v pg_dump >/dev/null; }
 have_python_venv() { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }
-if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/certs/ca-certificates.crt ]] || ! have_postgres || ! have_python_venv; then
+if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/certs/ca-certificates.crt ]] || ! have_postgres || ! have_python_venv || ! command -v node >/dev/null; then
   if ! command -v apt-get >/dev/null; then
-    echo "setup: chromium, chromedriver, postgresql or python3 with venv is missing and apt-get is not available;" \
-      "install Chromium and chromedriver (/usr/bin/chromium, /usr/bin/chromedriver), PostgreSQL (/usr/lib/postgresql/*/bin) and Python 3 with venv" >&2
+    echo "setup: chromium, chromedriver, postgresql, python3 with venv or node is missing and apt-get is not available;" \
+      "install Chromium and chromedriver (/usr/bin/chromium, /usr/bin/chromedriver), PostgreSQL (/usr/lib/postgresql/*/bin), Python 3 with venv and Node.js" >&2
     exit 1
   fi
   sudo=()
@@ -35,7 +36,7 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/cert
       exit 1
     fi
   fi
-  echo "setup: installing chromium, chromium-driver, postgresql and python3-venv" >&2
+  echo "setup: installing chromium, chromium-driver, postgresql, python3-venv and nodejs" >&2
   # The tests make their own clusters; the package's default cluster is not wanted.
   if [[ ! -e /etc/postgresql-common/createcluster.conf ]]; then
     ${sudo[@]+"${sudo[@]}"} mkdir -p /etc/postgresql-common
@@ -45,19 +46,29 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/cert
   ${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y --no-install-recommends \
     -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold chromium chromium-driver ca-certificates \
-    postgresql postgresql-client python3 python3-venv
+    postgresql postgresql-client python3 python3-venv nodejs
 fi
 
 # schemathesis from PyPI, for tests/api/schemathesis.rs (the OpenAPI document against the
 # running server), in a venv of its own with the versions pinned in
-# scripts/schemathesis-requirements.txt. The venv keeps a copy of the list it was made
-# from; only when that differs (or is missing) is the venv made again.
-st_venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-schemathesis"
+# scripts/schemathesis-requirements.txt. The venv is named after the list's SHA-256, so
+# checkouts of other versions (scripts/test.sh runs this each time) have venvs of their
+# own and never remove one in use; it keeps a copy of the list, written last, and is made
+# again only when that is missing. The lock makes concurrent runs build it once.
 st_requirements="$(dirname "$0")/schemathesis-requirements.txt"
-if ! cmp -s "$st_requirements" "$st_venv/requirements.txt" || [[ ! -x "$st_venv/bin/st" ]]; then
-  echo "setup: installing schemathesis into $st_venv" >&2
-  rm -rf "$st_venv"
-  python3 -m venv "$st_venv"
-  "$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$st_requirements"
-  cp "$st_requirements" "$st_venv/requirements.txt"
+st_hash="$(sha256sum "$st_requirements" | cut -c1-16)"
+st_venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-schemathesis-$st_hash"
+st_ready() { cmp -s "$st_requirements" "$st_venv/requirements.txt" && [[ -x "$st_venv/bin/st" ]]; }
+if ! st_ready; then
+  mkdir -p "$(dirname "$st_venv")"
+  (
+    flock 9
+    if ! st_ready; then
+      echo "setup: installing schemathesis into $st_venv" >&2
+      rm -rf "$st_venv"
+      python3 -m venv "$st_venv"
+      "$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$st_requirements"
+      cp "$st_requirements" "$st_venv/requirements.txt"
+    fi
+  ) 9>"$st_venv.lock"
 fi

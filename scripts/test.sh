@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The test command: the whole suite on SQLite, then the integration suite again on
-# PostgreSQL (a throwaway cluster the tests start themselves; see tests/api/pg.rs).
+# The test command: installs what the tests need (scripts/setup.sh; quick when all is
+# there), then runs the whole suite on SQLite and the integration suite again on
+# PostgreSQL (a throwaway cluster the tests start themselves; see tests/api/pg.rs). No
+# test skips for want of something setup.sh installs: a missing tool fails its tests.
 # Extra arguments go to both `cargo test` runs (e.g. a test name filter).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
 
 echo "== SQLite ==" >&2
 cargo test --locked "$@"

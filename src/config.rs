@@ -37,6 +37,8 @@ pub struct Settings {
     pub webhook_lease: Duration,
     /// Verification with the EU Age Verification app (interface §7); `None` is off.
     pub eu_av: Option<EuAv>,
+    /// How long a webhook attempt may take (no flag: see [`webhook_timeout`]).
+    pub webhook_timeout: Duration,
 }
 
 impl Settings {
@@ -55,6 +57,7 @@ impl Settings {
             webhook_poll_interval: Duration::from_secs(1),
             eu_av: None,
             webhook_lease: crate::webhooks::worker::DEFAULT_LEASE,
+            webhook_timeout: crate::webhooks::client::DEFAULT_TIMEOUT,
             rate_limit: 0,
             metrics_listen: None,
         }
@@ -75,12 +78,36 @@ pub fn parse_retry_schedule(s: &str) -> Result<Vec<Duration>, String> {
     Ok(delays)
 }
 
-/// A webhook lease: at least [`crate::webhooks::worker::MIN_LEASE`].
+/// The webhook client's timeout for `serve`: [`crate::webhooks::client::DEFAULT_TIMEOUT`].
+///
+/// Internal, for the integration tests only: in debug builds (what `cargo test` runs),
+/// `AGEGATE_TEST_WEBHOOK_TIMEOUT_MS` shortens it, so a test of a stuck receiver or of a
+/// lease running out need not wait 10 s. Deliberately not a flag and not documented;
+/// release builds never read it.
+pub fn webhook_timeout() -> Duration {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("AGEGATE_TEST_WEBHOOK_TIMEOUT_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        return Duration::from_millis(ms);
+    }
+    crate::webhooks::client::DEFAULT_TIMEOUT
+}
+
+/// A webhook lease: at least the client's timeout plus a margin (11s), so a live worker
+/// never loses its claim mid-send.
 pub fn parse_webhook_lease(s: &str) -> Result<Duration, String> {
+    parse_lease_for(s, webhook_timeout())
+}
+
+fn parse_lease_for(s: &str, timeout: Duration) -> Result<Duration, String> {
     let lease = humantime::parse_duration(s).map_err(|e| format!("'{s}': {e}"))?;
-    if lease < crate::webhooks::worker::MIN_LEASE {
+    let min = crate::webhooks::worker::min_lease(timeout);
+    if lease < min {
         return Err(format!(
-            "'{s}' is shorter than the webhook client's timeout plus a margin (11s)"
+            "'{s}' is shorter than the webhook client's timeout plus a margin ({})",
+            humantime::format_duration(min)
         ));
     }
     Ok(lease)
@@ -132,6 +159,19 @@ mod tests {
         );
         assert!(parse_retry_schedule("").is_err());
         assert!(parse_retry_schedule("soon").is_err());
+    }
+
+    #[test]
+    fn a_lease_is_at_least_the_webhook_timeout_plus_a_second() {
+        let default = crate::webhooks::client::DEFAULT_TIMEOUT;
+        assert_eq!(
+            parse_lease_for("10s", default),
+            Err("'10s' is shorter than the webhook client's timeout plus a margin (11s)".into())
+        );
+        assert_eq!(parse_lease_for("11s", default), Ok(Duration::from_secs(11)));
+        let short = Duration::from_secs(2);
+        assert_eq!(parse_lease_for("3s", short), Ok(Duration::from_secs(3)));
+        assert!(parse_lease_for("2s", short).is_err());
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! Layout: `domain` holds the rules (no I/O); `store` persists behind a narrow trait;
 //! `http` is the edge; `cli` the commands; `startup` wires a server together.
 
+#![forbid(unsafe_code)]
+
 pub mod cli;
 pub mod clock;
 pub mod config;

@@ -1,3 +1,5 @@
+#![forbid(unsafe_code)]
+
 use agegate::cli::{self, Command};
 use agegate::telemetry::LogFormat;
 

@@ -118,7 +118,10 @@ impl Application {
         let worker = Worker {
             store: self.store.clone(),
             clock: self.clock.clone(),
-            client: WebhookClient::new(self.settings.allow_private_webhooks),
+            client: WebhookClient::new(
+                self.settings.allow_private_webhooks,
+                self.settings.webhook_timeout,
+            ),
             schedule: self.settings.webhook_retry_schedule.clone(),
             public_url: self.public_url.clone(),
             wake: self.deliveries.clone(),

@@ -162,6 +162,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     let settings = Settings {
         eu_av,
         webhook_lease: args.webhook_lease,
+        webhook_timeout: crate::config::webhook_timeout(),
         retention: args.retention,
         rate_limit: args.rate_limit,
         metrics_listen: args.metrics_listen.clone(),

@@ -19,6 +19,8 @@ pub(crate) mod x509;
 #[cfg(test)]
 mod anchor_tests;
 #[cfg(test)]
+mod annex_d_tests;
+#[cfg(test)]
 mod edit_tests;
 #[cfg(test)]
 mod proptests;

@@ -27,6 +27,11 @@ pub(crate) struct Mso {
 /// issuerAuth payload) and checks what it alone decides: docType, digest algorithm,
 /// validity at `now`, and the device key.
 pub(crate) fn parse_mso(payload: &[u8], now: i64) -> Result<Mso, E> {
+    parse_mso_of(payload, DOC_TYPE, now)
+}
+
+/// [`parse_mso`] for an MSO of `expected_doc_type` (other doctypes: test vectors).
+pub(crate) fn parse_mso_of(payload: &[u8], expected_doc_type: &str, now: i64) -> Result<Mso, E> {
     let outer = cbor::decode(payload).ok_or(E::MalformedMso("payload is not cbor"))?;
     let inner = tag24_content(&outer).ok_or(E::MalformedMso("payload is not a tag-24 bstr"))?;
     let mso = cbor::decode(inner).ok_or(E::MalformedMso("embedded mso is not cbor"))?;
@@ -36,7 +41,7 @@ pub(crate) fn parse_mso(payload: &[u8], now: i64) -> Result<Mso, E> {
     let doc_type = field("docType")?
         .as_text()
         .ok_or(E::MalformedMso("docType"))?;
-    if doc_type != DOC_TYPE {
+    if doc_type != expected_doc_type {
         return Err(E::WrongMsoDocType);
     }
     let alg = field("digestAlgorithm")?

@@ -1,5 +1,6 @@
-//! The HTTP client that sends webhooks: 10 s timeout, no redirects, no proxies, only
-//! public addresses (unless allowed), and at most a few KiB of any response read.
+//! The HTTP client that sends webhooks: a timeout (10 s by default), no redirects, no
+//! proxies, only public addresses (unless allowed), and at most a few KiB of any
+//! response read.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,7 +8,8 @@ use std::time::Duration;
 use super::formats::Outgoing;
 use super::guard::{check_literal, GuardedResolver};
 
-pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long an attempt may take, connecting included (`Settings::webhook_timeout`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_RESPONSE_BYTES: usize = 4 * 1024;
 
 /// What one attempt came to.
@@ -27,13 +29,13 @@ pub struct WebhookClient {
 }
 
 impl WebhookClient {
-    pub fn new(allow_private: bool) -> Self {
+    pub fn new(allow_private: bool, timeout: Duration) -> Self {
         let http = reqwest::Client::builder()
             .dns_resolver(Arc::new(GuardedResolver { allow_private }))
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
-            .timeout(TIMEOUT)
-            .connect_timeout(TIMEOUT)
+            .timeout(timeout)
+            .connect_timeout(timeout)
             .user_agent(concat!("agegate-webhooks/", env!("CARGO_PKG_VERSION")))
             .build()
             .expect("the webhook client builds");

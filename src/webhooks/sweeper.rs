@@ -8,7 +8,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
-use crate::store::Outbox;
+use crate::store::{Outbox, StoreResult};
 
 const BATCH: usize = 500;
 
@@ -24,22 +24,26 @@ pub async fn run(
             _ = shutdown.cancelled() => return,
             _ = tokio::time::sleep(interval) => {}
         }
-        loop {
-            match store.expire_due(clock.now(), BATCH).await {
-                Ok(n) => {
-                    if n > 0 {
-                        tracing::debug!(expired = n, "swept expired invites");
-                        wake_deliveries.notify_one();
-                    }
-                    if n < BATCH {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "expiry sweep failed");
-                    break;
-                }
+        match run_once(store.as_ref(), clock.as_ref()).await {
+            Ok(0) => {}
+            Ok(n) => {
+                tracing::debug!(expired = n, "swept expired invites");
+                wake_deliveries.notify_one();
             }
+            Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
+        }
+    }
+}
+
+/// One sweep: marks every invite due at `clock.now()` expired, a batch at a time, each
+/// with its event; how many. Tests call it to know a sweep has happened.
+pub async fn run_once(store: &dyn Outbox, clock: &dyn Clock) -> StoreResult<usize> {
+    let mut total = 0;
+    loop {
+        let n = store.expire_due(clock.now(), BATCH).await?;
+        total += n;
+        if n < BATCH {
+            return Ok(total);
         }
     }
 }

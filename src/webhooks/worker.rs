@@ -19,8 +19,12 @@ use crate::store::{AfterAttempt, Attempt, DueEvent, Outbox};
 /// How long a claim lasts by default: longer than the client's timeout, so a live
 /// worker never loses its claim mid-send.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
-/// The shortest lease allowed: the client's 10 s timeout plus a margin.
-pub const MIN_LEASE: Duration = Duration::from_secs(11);
+
+/// The shortest lease allowed with a client `timeout`: the timeout plus a margin (11 s
+/// with the default timeout).
+pub fn min_lease(timeout: Duration) -> Duration {
+    timeout + Duration::from_secs(1)
+}
 const CONCURRENCY: usize = 32;
 
 pub struct Worker {

@@ -1,20 +1,19 @@
 //! End to end in a real browser: headless Chromium, driven through chromedriver, walks
 //! a sandbox site's gateway page and lands back on the site's redirect URL.
 //!
-//! Needs Debian's `chromium` and `chromium-driver` (`bash scripts/setup.sh` installs
-//! them). Without them the test is skipped, unless `CI` is set or
-//! `AGEGATE_REQUIRE_BROWSER=1`, where it fails instead.
+//! Needs Debian's `chromium` and `chromium-driver` (`bash scripts/setup.sh`, which
+//! `scripts/test.sh` runs first, installs them); without them the tests fail and say so.
 
-use crate::helpers::{self, spawn_app, TestSite};
+use crate::helpers::{self, poll, poll_blocking, spawn_app, TestSite};
+use crate::webdriver::Session;
 use agegate::domain::{SiteName, SiteUrl};
 use axum::routing::get;
-use fantoccini::{ClientBuilder, Locator};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tempfile::TempDir;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -23,10 +22,6 @@ const CUSTOM_ID: &str = "user 42&x";
 
 #[tokio::test]
 async fn sandbox_flow_in_a_real_browser_lands_on_the_redirect_url_with_vs_and_cid() {
-    if !browser_available() {
-        return;
-    }
-
     // The site's own page that the visitor is sent back to, on a port of its own.
     let receiver = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let receiver_addr = receiver.local_addr().unwrap();
@@ -64,11 +59,7 @@ async fn sandbox_flow_in_a_real_browser_lands_on_the_redirect_url_with_vs_and_ci
     );
 
     let driver = Chromedriver::start().await;
-    let browser = ClientBuilder::rustls()
-        .capabilities(chromium_capabilities(driver.profile.path()))
-        .connect(&driver.url)
-        .await
-        .expect("a chromedriver session");
+    let browser = driver.session().await;
     // Drive first, close the session whatever happened, then judge.
     let walked = walk_sandbox_flow(&browser, &gateway_url, &back_url).await;
     let closed = browser.close().await;
@@ -103,7 +94,7 @@ async fn sandbox_flow_in_a_real_browser_lands_on_the_redirect_url_with_vs_and_ci
 /// Opens the gateway page, presses the sandbox control and waits for the browser to
 /// arrive at `back_url`; the URL it ends on.
 async fn walk_sandbox_flow(
-    browser: &fantoccini::Client,
+    browser: &Session,
     gateway_url: &str,
     back_url: &str,
 ) -> Result<String, String> {
@@ -112,57 +103,80 @@ async fn walk_sandbox_flow(
         .await
         .map_err(|e| format!("opening {gateway_url}: {e}"))?;
     let approve = browser
-        .find(Locator::Css("button#approve"))
+        .find("button#approve")
         .await
         .map_err(|e| format!("no sandbox control (button#approve) on the gateway page: {e}"))?;
     approve
         .click()
         .await
         .map_err(|e| format!("clicking the sandbox control: {e}"))?;
-
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let current = browser
-            .current_url()
-            .await
-            .map_err(|e| format!("reading the current URL: {e}"))?;
-        if current.as_str().starts_with(back_url) {
-            return Ok(current.into());
-        }
-        if Instant::now() > deadline {
-            let text = match browser.find(Locator::Css("body")).await {
-                Ok(body) => body.text().await.unwrap_or_default(),
-                Err(_) => String::new(),
-            };
-            return Err(format!(
-                "after 10 s the browser is still on {current}, not {back_url}; the page says: {text}"
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    if let Some(arrived) = arrival(browser, back_url, Duration::from_secs(10)).await {
+        return arrived;
     }
+    let text = match browser.find("body").await {
+        Ok(body) => body.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    let current = browser.current_url().await.unwrap_or_default();
+    Err(format!(
+        "after 10 s the browser is still on {current}, not {back_url}; the page says: {text}"
+    ))
 }
 
-/// Whether the test can run; panics where it must run but cannot.
-pub fn browser_available() -> bool {
+/// Waits up to `within` for the browser to be on a URL that starts with `prefix`: that
+/// URL, an error reading it, or `None` if it never got there.
+pub async fn arrival(
+    browser: &Session,
+    prefix: &str,
+    within: Duration,
+) -> Option<Result<String, String>> {
+    poll(within, || async {
+        match browser.current_url().await {
+            Ok(url) if url.starts_with(prefix) => Some(Ok(url)),
+            Ok(_) => None,
+            Err(e) => Some(Err(format!("reading the current URL: {e}"))),
+        }
+    })
+    .await
+}
+
+/// A CDP command reaches Chromium through chromedriver and its result comes back (the
+/// browser tests drive the DevTools Protocol this way, e.g. a virtual wallet).
+#[tokio::test]
+async fn a_devtools_protocol_command_round_trips_through_chromedriver() {
+    let driver = Chromedriver::start().await;
+    let browser = driver.session().await;
+    let evaluated = browser
+        .cdp(
+            "Runtime.evaluate",
+            json!({"expression": "1 + 1", "returnByValue": true}),
+        )
+        .await;
+    let version = browser.cdp("Browser.getVersion", json!({})).await;
+    let closed = browser.close().await;
+    let evaluated = evaluated.unwrap_or_else(|e| panic!("Runtime.evaluate: {e}"));
+    assert_eq!(evaluated["result"]["value"], 2, "{evaluated}");
+    let version = version.unwrap_or_else(|e| panic!("Browser.getVersion: {e}"));
+    assert!(
+        version["product"]
+            .as_str()
+            .is_some_and(|p| p.contains("Chrom")),
+        "{version}"
+    );
+    closed.expect("closing the browser session");
+}
+
+/// Fails the test, saying how to fix it, where Chromium or chromedriver is missing.
+fn require_browser() {
     let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER]
         .into_iter()
         .filter(|path| !Path::new(path).exists())
         .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    let why = format!(
+    assert!(
+        missing.is_empty(),
         "{} not found; run `bash scripts/setup.sh` to install chromium and chromium-driver",
         missing.join(" and ")
     );
-    let required = std::env::var_os("CI").is_some()
-        || std::env::var_os("AGEGATE_REQUIRE_BROWSER").is_some_and(|v| v == "1");
-    assert!(
-        !required,
-        "the browser test must run here (CI or AGEGATE_REQUIRE_BROWSER=1 is set) but {why}"
-    );
-    eprintln!("skipping browser test: {why}");
-    false
 }
 
 pub fn chromium_capabilities(profile: &Path) -> serde_json::Map<String, Value> {
@@ -198,6 +212,7 @@ pub struct Chromedriver {
 
 impl Chromedriver {
     pub async fn start() -> Self {
+        require_browser();
         // The port is free when asked for but could be taken before chromedriver binds
         // it; chromedriver then exits, and another port is tried.
         for _ in 0..3 {
@@ -231,25 +246,31 @@ impl Chromedriver {
         panic!("chromedriver did not get ready in 3 tries");
     }
 
+    /// A browser session of headless Chromium, with a profile of its own.
+    pub async fn session(&self) -> Session {
+        Session::start(&self.url, chromium_capabilities(self.profile.path()))
+            .await
+            .unwrap_or_else(|e| panic!("a chromedriver session: {e}"))
+    }
+
     /// Polls `/status` for up to 10 s; false if chromedriver exited or never got ready.
     async fn wait_until_ready(&mut self) -> bool {
         let client = helpers::client();
         let status = format!("{}/status", self.url);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                return false;
-            }
-            if let Ok(resp) = client.get(&status).send().await {
-                if let Ok(body) = resp.json::<Value>().await {
-                    if body["value"]["ready"] == true {
-                        return true;
-                    }
+        let child = &mut self.child;
+        let ready = poll(Duration::from_secs(10), || {
+            let exited = matches!(child.try_wait(), Ok(Some(_)));
+            let request = client.get(&status).send();
+            async move {
+                if exited {
+                    return Some(false);
                 }
+                let body: Value = request.await.ok()?.json().await.ok()?;
+                (body["value"]["ready"] == true).then_some(true)
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        false
+        })
+        .await;
+        ready == Some(true)
     }
 
     /// Stops chromedriver and the browsers it started, and reaps it. chromedriver gives
@@ -259,10 +280,10 @@ impl Chromedriver {
     fn stop(&mut self) {
         if matches!(self.child.try_wait(), Ok(None)) {
             self.request_shutdown();
-            let deadline = Instant::now() + Duration::from_secs(5);
-            while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
-                std::thread::sleep(Duration::from_millis(50));
-            }
+            let child = &mut self.child;
+            poll_blocking(Duration::from_secs(5), || {
+                (!matches!(child.try_wait(), Ok(None))).then_some(())
+            });
         }
         // Not yet reaped, so its process group id cannot have been reused.
         if matches!(self.child.try_wait(), Ok(None)) {

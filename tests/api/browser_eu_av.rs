@@ -3,20 +3,17 @@
 //! the request it reads off the page; the page, reloading itself, takes the browser
 //! back to the site's redirect URL.
 
-use crate::browser::{browser_available, chromium_capabilities, Chromedriver};
+use crate::browser::{arrival, Chromedriver};
 use crate::eu_av::eu_av_app;
 use crate::helpers::{client, SiteOptions, T0};
 use crate::wallet::{AuthorizationRequest, Presentation, TestIssuer};
+use crate::webdriver::Session;
 use axum::routing::get;
-use fantoccini::{ClientBuilder, Locator};
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[tokio::test]
 async fn cross_device_flow_in_a_real_browser_moves_on_once_the_wallet_has_answered() {
-    if !browser_available() {
-        return;
-    }
     let receiver = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let back_url = format!("http://{}/back", receiver.local_addr().unwrap());
     let back = axum::Router::new().route("/back", get(|| async { "welcome back" }));
@@ -41,11 +38,7 @@ async fn cross_device_flow_in_a_real_browser_moves_on_once_the_wallet_has_answer
     );
 
     let driver = Chromedriver::start().await;
-    let browser = ClientBuilder::rustls()
-        .capabilities(chromium_capabilities(driver.profile.path()))
-        .connect(&driver.url)
-        .await
-        .expect("a chromedriver session");
+    let browser = driver.session().await;
     let walked = walk(&browser, &gateway_url, &back_url, &issuer).await;
     let closed = browser.close().await;
     let final_url = walked.unwrap_or_else(|e| panic!("{e}"));
@@ -69,7 +62,7 @@ async fn cross_device_flow_in_a_real_browser_moves_on_once_the_wallet_has_answer
 /// Reads the QR code and link in the browser, answers as the wallet, and waits for the
 /// page's own reload to reach `back_url`.
 async fn walk(
-    browser: &fantoccini::Client,
+    browser: &Session,
     gateway_url: &str,
     back_url: &str,
     issuer: &TestIssuer,
@@ -79,11 +72,11 @@ async fn walk(
         .await
         .map_err(|e| format!("opening {gateway_url}: {e}"))?;
     browser
-        .find(Locator::Css("#eu-av-qr svg"))
+        .find("#eu-av-qr svg")
         .await
         .map_err(|e| format!("no QR code (#eu-av-qr svg) on the page: {e}"))?;
     let link = browser
-        .find(Locator::Css("a#eu-av-link"))
+        .find("a#eu-av-link")
         .await
         .map_err(|e| format!("no wallet link (a#eu-av-link) on the page: {e}"))?;
     let href = link
@@ -113,18 +106,11 @@ async fn walk(
         ));
     }
     // No click: the page's refresh (every 5 s) must take the browser on.
-    let deadline = Instant::now() + Duration::from_secs(12);
-    loop {
-        let current = browser
-            .current_url()
-            .await
-            .map_err(|e| format!("current URL: {e}"))?;
-        if current.as_str().starts_with(back_url) {
-            return Ok(current.into());
-        }
-        if Instant::now() > deadline {
-            return Err(format!("after 12 s the browser is still on {current}"));
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+    match arrival(browser, back_url, Duration::from_secs(12)).await {
+        Some(arrived) => arrived,
+        None => Err(format!(
+            "after 12 s the browser is still on {}",
+            browser.current_url().await.unwrap_or_default()
+        )),
     }
 }

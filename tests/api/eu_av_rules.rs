@@ -10,276 +10,159 @@ use serde_json::Value;
 
 const DAY: i64 = 86_400;
 
-struct Case {
-    issuer: TestIssuer,
-    app: TestApp,
+/// How a case breaks the wallet's answer.
+enum Break {
+    /// The valid presentation, changed.
+    Presentation(fn(Presentation) -> Presentation),
+    /// The valid presentation, signed by another issuer made from the trusted one.
+    Issuer(fn(&TestIssuer) -> TestIssuer),
+    /// A vp_token that is no presentation at all.
+    VpToken(fn() -> String),
+}
+
+/// One rule broken: its name, how, and the answer's status, error code and (a part
+/// of) its message.
+type Rule = (&'static str, Break, u16, u32, &'static str);
+
+// A table: one rule a line.
+#[rustfmt::skip]
+fn rules() -> Vec<Rule> {
+    use Break::{Issuer, Presentation as P, VpToken};
+    const MDL: &str = "org.iso.18013.5.1.mDL";
+    vec![
+        ("a tampered value fails its digest", P(|p| Presentation { tamper_value: true, ..p }), 400, 40010, "digest"),
+        ("a disclosed item without a digest", P(|p| Presentation { omit_digest: true, ..p }), 400, 40010, "digest"),
+        ("a device signature over another nonce", P(|p| Presentation { nonce: Some("another-nonce-0123456789".into()), ..p }), 400, 40010, "device signature"),
+        ("a device signature for another client_id", P(|p| Presentation { client_id: Some("redirect_uri:https://evil.example/cb".into()), ..p }), 400, 40010, "device signature"),
+        ("a device signature for another response_uri", P(|p| Presentation { response_uri: Some("https://evil.example/cb".into()), ..p }), 400, 40010, "device signature"),
+        ("a device signature by another key than the MSO's", P(|p| Presentation { foreign_device_key: true, ..p }), 400, 40010, "device signature"),
+        ("an issuer not chained to a trust anchor", Issuer(|_| TestIssuer::new(T0)), 400, 40010, "trust"),
+        ("a bad issuer signature", P(|p| Presentation { bad_issuer_signature: true, ..p }), 400, 40010, "issuer signature"),
+        ("an expired attestation", P(|p| Presentation { valid_from: T0 - 30 * DAY, valid_until: T0 - 1, ..p }), 400, 40010, "expired"),
+        ("an attestation not yet valid", P(|p| Presentation { valid_from: T0 + 60, valid_until: T0 + 30 * DAY, ..p }), 400, 40010, "not yet valid"),
+        ("an expired document signer certificate", Issuer(|i| i.with_signer_validity(T0 - 400 * DAY, T0 - DAY)), 400, 40010, "certificate"),
+        ("a document signer certificate not yet valid", Issuer(|i| i.with_signer_validity(T0 + DAY, T0 + 400 * DAY)), 400, 40010, "certificate"),
+        ("a document of another doctype", P(|p| Presentation { doc_type: MDL.into(), ..p }), 400, 40010, "document type"),
+        ("an MSO of another doctype", P(|p| Presentation { mso_doc_type: MDL.into(), ..p }), 400, 40010, "mobile security object is not for"),
+        ("age_over_18 false", P(|p| p.claim("age_over_18", false)), 400, 40010, "age_over"),
+        ("a missing age claim", P(|p| Presentation { claims: vec![], ..p }), 400, 40010, "age_over"),
+        ("a lower age claim does not prove the minimum", P(|p| p.claim("age_over_16", true)), 400, 40010, "age_over"),
+        ("a device response with status other than 0", P(|p| Presentation { status: 10, ..p }), 400, 40010, "status"),
+        ("a vp_token that is not JSON", VpToken(|| "not json".into()), 400, 40010, "vp_token is not json"),
+        ("a vp_token without proof_of_age", VpToken(|| r#"{"other": ["x"]}"#.into()), 400, 40010, "proof_of_age"),
+        ("an empty proof_of_age", VpToken(|| r#"{"proof_of_age": []}"#.into()), 400, 40010, "proof_of_age"),
+        ("a device response that is not base64url", VpToken(|| r#"{"proof_of_age": ["***"]}"#.into()), 400, 40010, "base64"),
+        ("a device response that is not CBOR", VpToken(|| format!(r#"{{"proof_of_age": ["{}"]}}"#, b64(b"\xff\x00garbage"))), 400, 40010, "malformed device response"),
+    ]
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+#[tokio::test]
+async fn each_broken_rule_is_refused_naming_it_and_leaves_the_request_live() {
+    let issuer = TestIssuer::new(T0);
+    let app = eu_av_app(&issuer).await;
+    let mut failures = Vec::new();
+    for (name, broken, status, code, message) in rules() {
+        let c = Case::new(&app, &issuer).await;
+        let vp_token = match broken {
+            Break::Presentation(change) => issuer.vp_token(&c.req, &change(c.valid())),
+            Break::Issuer(other) => other(&issuer).vp_token(&c.req, &c.valid()),
+            Break::VpToken(token) => token(),
+        };
+        if let Err(e) = c.refused(&vp_token, (status, code, message)).await {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A pending invite of a site of its own, and the request its page shows.
+struct Case<'a> {
+    app: &'a TestApp,
+    issuer: &'a TestIssuer,
     site: TestSite,
     invite_id: String,
     req: AuthorizationRequest,
 }
 
-async fn case() -> Case {
-    let issuer = TestIssuer::new(T0);
-    let app = eu_av_app(&issuer).await;
-    let (site, invite, req) = invite_with_request(&app, SiteOptions::default()).await;
-    let invite_id = invite["inviteId"].as_str().unwrap().to_owned();
-    Case {
-        issuer,
-        app,
-        site,
-        invite_id,
-        req,
+impl<'a> Case<'a> {
+    async fn new(app: &'a TestApp, issuer: &'a TestIssuer) -> Case<'a> {
+        let (site, invite, req) = invite_with_request(app, SiteOptions::default()).await;
+        let invite_id = invite["inviteId"].as_str().unwrap().to_owned();
+        Case {
+            app,
+            issuer,
+            site,
+            invite_id,
+            req,
+        }
     }
-}
 
-impl Case {
     fn valid(&self) -> Presentation {
         Presentation::for_request(&self.req, T0)
     }
 
-    /// Posts `vp_token`, expects a refusal naming `reason`, then checks nothing moved.
-    async fn refused(&self, vp_token: &str, code: u32, reason: &str) {
-        self.refused_only(vp_token, code, reason).await;
-        self.still_pending_and_live().await;
+    /// Posts `vp_token`; it must be refused as expected, leaving the invite pending and
+    /// the request answerable.
+    async fn refused(
+        &self,
+        vp_token: &str,
+        (status, code, message): (u16, u32, &str),
+    ) -> Result<(), String> {
+        let resp = answer(self.app, &self.req, vp_token).await;
+        let got = resp.status().as_u16();
+        let body: Value = resp
+            .json()
+            .await
+            .map_err(|e| format!("{got}, not JSON: {e}"))?;
+        let said = body["message"].as_str().unwrap_or_default().to_lowercase();
+        if got != status || body["error"] != code || !said.contains(message) {
+            return Err(format!(
+                "want {status} {code} naming {message:?}, got {got} {body}"
+            ));
+        }
+        self.still_pending_and_live().await
     }
 
-    /// Posts `vp_token` and expects a refusal naming `reason`.
-    async fn refused_only(&self, vp_token: &str, code: u32, reason: &str) {
-        let body = assert_error(answer(&self.app, &self.req, vp_token).await, 400, code).await;
-        let message = body["message"].as_str().unwrap();
-        assert!(
-            message.to_lowercase().contains(&reason.to_lowercase()),
-            "message {message:?} names {reason:?}"
-        );
-    }
-
-    async fn refused_presentation(&self, p: &Presentation, reason: &str) {
-        self.refused(&self.issuer.vp_token(&self.req, p), 40010, reason)
-            .await;
-    }
-
-    async fn still_pending_and_live(&self) {
+    async fn still_pending_and_live(&self) -> Result<(), String> {
         let record = self.app.status_record(&self.site, &self.invite_id).await;
-        assert_eq!(record["status"], "pending");
-        let vp = self.issuer.vp_token(&self.req, &self.valid());
-        assert_eq!(
-            answer(&self.app, &self.req, &vp).await.status(),
-            200,
-            "request still live"
-        );
+        if record["status"] != "pending" {
+            return Err(format!("the invite is {}", record["status"]));
+        }
+        let valid = self.issuer.vp_token(&self.req, &self.valid());
+        match answer(self.app, &self.req, &valid).await.status().as_u16() {
+            200 => Ok(()),
+            other => Err(format!(
+                "the request is no longer live: a valid answer got {other}"
+            )),
+        }
     }
-}
-
-#[tokio::test]
-async fn a_tampered_value_fails_its_digest() {
-    let c = case().await;
-    let p = Presentation {
-        tamper_value: true,
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "digest").await;
-}
-
-#[tokio::test]
-async fn a_disclosed_item_without_a_digest_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        omit_digest: true,
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "digest").await;
-}
-
-#[tokio::test]
-async fn a_device_signature_over_another_nonce_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        nonce: Some("another-nonce-0123456789".into()),
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "device signature").await;
-}
-
-#[tokio::test]
-async fn a_device_signature_for_another_client_id_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        client_id: Some("redirect_uri:https://evil.example/cb".into()),
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "device signature").await;
-}
-
-#[tokio::test]
-async fn a_device_signature_for_another_response_uri_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        response_uri: Some("https://evil.example/cb".into()),
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "device signature").await;
-}
-
-#[tokio::test]
-async fn a_device_signature_by_another_key_than_the_msos_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        foreign_device_key: true,
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "device signature").await;
-}
-
-#[tokio::test]
-async fn an_issuer_not_chained_to_a_trust_anchor_is_refused() {
-    let c = case().await;
-    let stranger = TestIssuer::new(T0);
-    let vp = stranger.vp_token(&c.req, &c.valid());
-    c.refused(&vp, 40010, "trust").await;
-}
-
-#[tokio::test]
-async fn a_bad_issuer_signature_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        bad_issuer_signature: true,
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "issuer signature").await;
-}
-
-#[tokio::test]
-async fn an_expired_attestation_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        valid_from: T0 - 30 * DAY,
-        valid_until: T0 - 1,
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "expired").await;
-}
-
-#[tokio::test]
-async fn an_attestation_not_yet_valid_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        valid_from: T0 + 60,
-        valid_until: T0 + 30 * DAY,
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "not yet valid").await;
-}
-
-#[tokio::test]
-async fn an_expired_document_signer_certificate_is_refused() {
-    let c = case().await;
-    let signer = c.issuer.with_signer_validity(T0 - 400 * DAY, T0 - DAY);
-    let vp = signer.vp_token(&c.req, &c.valid());
-    c.refused(&vp, 40010, "certificate").await;
-}
-
-#[tokio::test]
-async fn a_document_signer_certificate_not_yet_valid_is_refused() {
-    let c = case().await;
-    let signer = c.issuer.with_signer_validity(T0 + DAY, T0 + 400 * DAY);
-    let vp = signer.vp_token(&c.req, &c.valid());
-    c.refused(&vp, 40010, "certificate").await;
-}
-
-#[tokio::test]
-async fn a_document_of_another_doctype_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        doc_type: "org.iso.18013.5.1.mDL".into(),
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "document type").await;
-}
-
-#[tokio::test]
-async fn an_mso_of_another_doctype_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        mso_doc_type: "org.iso.18013.5.1.mDL".into(),
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "mobile security object is not for")
-        .await;
-}
-
-#[tokio::test]
-async fn age_over_18_false_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        claims: vec![("age_over_18".into(), false.into())],
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "age_over").await;
-}
-
-#[tokio::test]
-async fn a_missing_age_claim_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        claims: vec![],
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "age_over").await;
-}
-
-#[tokio::test]
-async fn a_lower_age_claim_does_not_prove_the_minimum() {
-    let c = case().await;
-    let p = Presentation {
-        claims: vec![("age_over_16".into(), true.into())],
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "age_over").await;
 }
 
 #[tokio::test]
 async fn a_higher_age_claim_proves_the_minimum() {
-    let c = case().await;
+    let issuer = TestIssuer::new(T0);
+    let app = eu_av_app(&issuer).await;
+    let c = Case::new(&app, &issuer).await;
     let p = Presentation {
         claims: vec![("age_over_21".into(), true.into())],
         ..c.valid()
     };
-    let vp = c.issuer.vp_token(&c.req, &p);
-    assert_eq!(answer(&c.app, &c.req, &vp).await.status(), 200);
-    let record = c.app.status_record(&c.site, &c.invite_id).await;
+    let vp = issuer.vp_token(&c.req, &p);
+    assert_eq!(answer(&app, &c.req, &vp).await.status(), 200);
+    let record = app.status_record(&c.site, &c.invite_id).await;
     assert_eq!(record["status"], "verified");
 }
 
 #[tokio::test]
-async fn a_device_response_with_status_other_than_0_is_refused() {
-    let c = case().await;
-    let p = Presentation {
-        status: 10,
-        ..c.valid()
-    };
-    c.refused_presentation(&p, "status").await;
-}
-
-#[tokio::test]
-async fn garbage_vp_tokens_are_refused() {
-    let c = case().await;
-    c.refused_only("not json", 40010, "vp_token is not json")
-        .await;
-    c.refused_only(r#"{"other": ["x"]}"#, 40010, "proof_of_age")
-        .await;
-    c.refused_only(r#"{"proof_of_age": []}"#, 40010, "proof_of_age")
-        .await;
-    c.refused_only(r#"{"proof_of_age": ["***"]}"#, 40010, "base64")
-        .await;
-    let cbor_garbage = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b"\xff\x00garbage");
-    let vp = format!(r#"{{"proof_of_age": ["{cbor_garbage}"]}}"#);
-    c.refused(&vp, 40010, "malformed device response").await;
-}
-
-#[tokio::test]
 async fn a_form_without_state_or_vp_token_is_refused() {
-    let c = case().await;
-    let resp = answer_with_state(&c.app, &c.req, "", "x").await;
+    let issuer = TestIssuer::new(T0);
+    let app = eu_av_app(&issuer).await;
+    let c = Case::new(&app, &issuer).await;
+    let resp = answer_with_state(c.app, &c.req, "", "x").await;
     assert_error(resp, 400, 40012).await;
     let resp = c
         .app
@@ -291,14 +174,16 @@ async fn a_form_without_state_or_vp_token_is_refused() {
         .await
         .unwrap();
     assert_error(resp, 400, 40012).await;
-    c.still_pending_and_live().await;
+    c.still_pending_and_live().await.unwrap();
 }
 
 /// Arbitrary bytes never crash the endpoint or cause a 5xx: every refusal is a JSON
 /// error body (a deterministic generator, so a failure reproduces).
 #[tokio::test]
 async fn arbitrary_bytes_to_the_response_endpoint_get_a_json_error_never_a_5xx() {
-    let c = case().await;
+    let issuer = TestIssuer::new(T0);
+    let app = eu_av_app(&issuer).await;
+    let c = Case::new(&app, &issuer).await;
     let valid = c.issuer.device_response(&c.req, &c.valid());
     let valid = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(valid)

@@ -2,7 +2,7 @@
 //! address, JSON logs, and the protections that need no flag (header and body read
 //! deadlines).
 
-use crate::helpers::{assert_error, cli_site, spawn_app_with, temp_db, ServerProcess};
+use crate::helpers::{assert_error, cli_site, eventually, spawn_app_with, temp_db, ServerProcess};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -188,27 +188,14 @@ async fn the_webhook_backlog_and_attempt_outcomes_are_measured() {
         .await;
     let id = app.new_invite_id(&site, None).await;
     assert_eq!(app.verify(&id).await.status(), 200);
-    let url = format!("{}/metrics", app.metrics_base.as_deref().unwrap());
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let text = app
-            .client
-            .get(&url)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        if text.contains("agegate_webhook_backlog 1")
-            && text.contains(r#"agegate_webhook_attempts_total{outcome="retry"} 1"#)
-        {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "backlog and retry measured:\n{text}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    eventually(
+        "backlog and retry measured",
+        Duration::from_secs(10),
+        || async {
+            let text = app.metrics().await;
+            text.contains("agegate_webhook_backlog 1")
+                && text.contains(r#"agegate_webhook_attempts_total{outcome="retry"} 1"#)
+        },
+    )
+    .await;
 }

@@ -32,5 +32,7 @@ mod site_api;
 mod sqlite_faults;
 mod status_cache;
 mod wallet;
+mod webdriver;
 mod webhook_formats;
+mod webhook_ops;
 mod webhooks;

@@ -28,17 +28,12 @@ pub fn bin_dir() -> Option<PathBuf> {
     found.pop()
 }
 
-/// Whether a PostgreSQL test can run; fails where it must (CI), else skips with a reason.
-pub fn available() -> bool {
-    if bin_dir().is_some() {
-        return true;
-    }
+/// Fails the test, saying how to fix it, where PostgreSQL is not installed.
+pub fn require_postgres() {
     assert!(
-        std::env::var_os("CI").is_none() && !postgres_backend(),
-        "PostgreSQL is required here but not installed; run `bash scripts/setup.sh`"
+        bin_dir().is_some(),
+        "PostgreSQL is not installed; run `bash scripts/setup.sh`"
     );
-    eprintln!("skipping: PostgreSQL is not installed (run `bash scripts/setup.sh`)");
-    false
 }
 
 fn is_root() -> bool {
@@ -74,6 +69,7 @@ impl PgCluster {
     /// [`PgCluster::start`] with the cluster's files under `parent` (a small filesystem,
     /// say, to fill).
     pub fn start_in(parent: &Path) -> Self {
+        require_postgres();
         let bin = bin_dir().expect("PostgreSQL is installed");
         let dir = tempfile::Builder::new()
             .prefix("agegate-pg")

@@ -1,8 +1,8 @@
 //! The real binary as a separate process: persistence across restarts, signals, logs.
 
-use crate::helpers::{agegate, cli_site, client, run_cli, temp_db, ServerProcess};
+use crate::helpers::{agegate, cli_site, client, eventually, run_cli, temp_db, ServerProcess};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[tokio::test]
 async fn an_acknowledged_invite_survives_a_killed_process() {
@@ -56,7 +56,15 @@ fn sigterm_and_sigint_stop_the_server_with_exit_0() {
 async fn an_in_flight_request_finishes_during_shutdown() {
     let (_dir, db) = temp_db();
     let (site, _) = cli_site(&db, &[]);
-    let mut server = ServerProcess::start(&db, &[]);
+    // Its debug log says when a request has arrived.
+    let mut server = ServerProcess::start_with_env(
+        &db,
+        &[],
+        &[
+            ("AGEGATE_LISTEN", "127.0.0.1:0"),
+            ("RUST_LOG", "info,tower_http=debug"),
+        ],
+    );
     // A request whose body arrives in two parts, with SIGTERM in between.
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<&'static str, std::io::Error>>(2);
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
@@ -73,9 +81,9 @@ async fn an_in_flight_request_finishes_during_shutdown() {
         .send();
     let pending = tokio::spawn(request);
     tx.send(Ok("{\"customId\":")).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.logged("started processing request").await;
     server.signal("TERM");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.logged("shutting down").await;
     tx.send(Ok("\"late\"}")).await.unwrap();
     drop(tx);
     let resp = pending.await.unwrap().unwrap();
@@ -103,15 +111,12 @@ async fn a_key_revoked_with_the_cli_is_refused_by_a_running_server_within_5s() {
         &["site", "key", "revoke", &site.site_id, &site.username],
     );
     assert_eq!(code, 0, "{stderr}");
-    let revoked = Instant::now();
-    loop {
-        let status = create().await.unwrap().status();
-        if status == 401 {
-            break;
-        }
-        assert!(revoked.elapsed() < Duration::from_secs(5), "still accepted");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually(
+        "the revoked key refused",
+        Duration::from_secs(5),
+        || async { create().await.unwrap().status() == 401 },
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -65,9 +65,12 @@ impl TestReceiver {
         let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let state = shared.clone();
+        let stop = CancellationToken::new();
+        let released = stop.clone();
         let app = axum::Router::new().fallback(
             move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
                 let state = state.clone();
+                let released = released.clone();
                 async move {
                     state.received.lock().unwrap().push(Received {
                         method,
@@ -84,7 +87,7 @@ impl TestReceiver {
                         held
                     };
                     if held {
-                        tokio::time::sleep(Duration::from_secs(60)).await;
+                        released.cancelled().await;
                     }
                     let status = state
                         .script
@@ -101,7 +104,6 @@ impl TestReceiver {
                 }
             },
         );
-        let stop = CancellationToken::new();
         let until = stop.clone().cancelled_owned();
         tokio::spawn(async move {
             axum::serve(listener, app)
@@ -121,7 +123,8 @@ impl TestReceiver {
         self.shared.script.lock().unwrap().extend(statuses);
     }
 
-    /// The next `n` requests are recorded but not answered for a minute.
+    /// The next `n` requests are recorded but never answered (as by a stuck receiver),
+    /// until the receiver is dropped.
     pub fn hold_next(&self, n: usize) {
         *self.shared.hold.lock().unwrap() += n;
     }

@@ -76,6 +76,8 @@ async fn a_status_read_shows_what_another_server_on_the_same_database_changed() 
         // Another process's commit shows within milliseconds (the cache's FRESH_FOR,
         // 2 ms). The read of another invite first is the one that looks for other
         // processes' commits: what `b` kept of `id` from before must not outlive it.
+        // A fixed sleep on purpose: the rule under test is a time, so the test lets
+        // more than FRESH_FOR pass (no state shows the window has closed).
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert_eq!(status(&b, &site, &other).await.0, 200);
         let (code, body) = status(&b, &site, &id).await;

@@ -219,35 +219,23 @@ fn wallet_digests_match_the_mso() {
         3 + p.undisclosed
     );
 
-    let tampered = Decoded::new(
-        &issuer,
-        &req,
-        &Presentation {
-            tamper_value: true,
-            ..p.clone()
-        },
-    );
-    assert!(!tampered.digests_match());
-    let omitted = Decoded::new(
-        &issuer,
-        &req,
-        &Presentation {
-            omit_digest: true,
-            ..p.clone()
-        },
-    );
-    assert!(!omitted.digests_match());
     // Tampering with a false claim turns it into true.
     let lie = Presentation {
         tamper_value: true,
         ..Presentation::for_request(&req, T).claim("age_over_18", false)
     };
-    let lie = Decoded::new(&issuer, &req, &lie);
-    assert_eq!(
-        get(&decode(untag24(&lie.items()[0])), "elementValue"),
-        &Value::Bool(true)
-    );
-    assert!(!lie.digests_match());
+    let item = decode(untag24(&Decoded::new(&issuer, &req, &lie).items()[0]));
+    assert_eq!(get(&item, "elementValue"), &Value::Bool(true));
+    #[rustfmt::skip]
+    let broken = [
+        ("a tampered value", Presentation { tamper_value: true, ..p.clone() }),
+        ("an omitted digest", Presentation { omit_digest: true, ..p.clone() }),
+        ("a false claim tampered into true", lie),
+    ];
+    for (name, wrong) in broken {
+        let d = Decoded::new(&issuer, &req, &wrong);
+        assert!(!d.digests_match(), "{name}");
+    }
 }
 
 #[test]
@@ -311,32 +299,19 @@ fn wallet_device_signature_verifies_with_the_device_key() {
     let req = sample_request();
     let p = Presentation::for_request(&req, T);
     assert!(Decoded::new(&issuer, &req, &p).device_signature_ok(&req));
-    for wrong in [
-        Presentation {
-            foreign_device_key: true,
-            ..p.clone()
-        },
-        Presentation {
-            bad_device_signature: true,
-            ..p.clone()
-        },
-        Presentation {
-            nonce: Some("other".into()),
-            ..p.clone()
-        },
-        Presentation {
-            client_id: Some(format!("redirect_uri:{}x", req.response_uri)),
-            ..p.clone()
-        },
-        Presentation {
-            response_uri: Some(format!("{}x", req.response_uri)),
-            ..p.clone()
-        },
-    ] {
-        assert!(
-            !Decoded::new(&issuer, &req, &wrong).device_signature_ok(&req),
-            "{wrong:?}"
-        );
+    let other_client = format!("redirect_uri:{}x", req.response_uri);
+    let other_uri = format!("{}x", req.response_uri);
+    #[rustfmt::skip]
+    let broken = [
+        ("another device key", Presentation { foreign_device_key: true, ..p.clone() }),
+        ("a bad signature", Presentation { bad_device_signature: true, ..p.clone() }),
+        ("another nonce", Presentation { nonce: Some("other".into()), ..p.clone() }),
+        ("another client_id", Presentation { client_id: Some(other_client), ..p.clone() }),
+        ("another response_uri", Presentation { response_uri: Some(other_uri), ..p.clone() }),
+    ];
+    for (name, wrong) in broken {
+        let d = Decoded::new(&issuer, &req, &wrong);
+        assert!(!d.device_signature_ok(&req), "{name}");
     }
     // Overriding with the request's own values changes nothing.
     let same = Presentation {

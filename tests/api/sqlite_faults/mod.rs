@@ -6,14 +6,16 @@
 //! `mount`, a filesystem without `chattr +i`), the test says why and skips. SQLite only:
 //! PostgreSQL's faults are in `pg_faults.rs`.
 
-use crate::faultfs::{fill, Tmpfs};
-use crate::helpers::{cli_site, client, temp_db, ServerProcess, TestDb, TestSite};
+use crate::helpers::{cli_site, client, eventually, temp_db, ServerProcess, TestDb, TestSite};
 use crate::pg::postgres_backend;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
+
+mod fs;
+use crate::faultfs::{fill, Tmpfs};
+use fs::{chattr_works, Immutable};
 
 /// How long a cleared fault may take to stop showing (it should be the next request).
 const RESUME_WITHIN: Duration = Duration::from_secs(10);
@@ -114,7 +116,16 @@ async fn locked_database_answers_503_then_recovers() {
     }
     let (_dir, db) = temp_db();
     let (site, _) = cli_site(&db, &[]);
-    let server = Server::start(&db);
+    // Its debug log says when a request has arrived.
+    let process = ServerProcess::start_with_env(
+        &db,
+        &[],
+        &[
+            ("AGEGATE_LISTEN", "127.0.0.1:0"),
+            ("RUST_LOG", "info,tower_http=debug"),
+        ],
+    );
+    let server = Server::on(&process);
     let mut acknowledged = server.create_some(&site, 5).await;
 
     // Another process's connection takes the write lock and keeps it past the server's
@@ -138,12 +149,14 @@ async fn locked_database_answers_503_then_recovers() {
 
     // A create that arrives while the lock is held, and gets it within its wait, is
     // answered 200 once the lock is released.
+    const STARTED: &str = "started processing request";
+    let arrived = process.log_count(STARTED) + 1;
     let during = tokio::spawn({
         let server = server.clone_handle();
         let site = site.clone();
         async move { server.create(&site).await }
     });
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    process.logged_times(STARTED, arrived).await;
     holder.execute_batch("ROLLBACK").unwrap();
     let during = during.await.unwrap();
     acknowledged.push(during.expect("a create waiting for the lock when it is released"));
@@ -194,6 +207,15 @@ impl Server {
         Self {
             base: process.base.clone(),
             _process: Some(process),
+            client: client(),
+        }
+    }
+
+    /// A handle on a server process the test keeps.
+    fn on(process: &ServerProcess) -> Self {
+        Self {
+            _process: None,
+            base: process.base.clone(),
             client: client(),
         }
     }
@@ -259,14 +281,10 @@ impl Server {
     /// After a fault clears: `/healthz` turns 200 within [`RESUME_WITHIN`], without a
     /// restart, and creates are acknowledged again; their ids.
     async fn resumes(&self, site: &TestSite) -> Vec<String> {
-        let deadline = Instant::now() + RESUME_WITHIN;
-        while self.health_unavailable().await {
-            assert!(
-                Instant::now() < deadline,
-                "/healthz 200 again within {RESUME_WITHIN:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        eventually("/healthz 200 again", RESUME_WITHIN, || async {
+            !self.health_unavailable().await
+        })
+        .await;
         self.create_some(site, 5).await
     }
 
@@ -323,64 +341,5 @@ impl Server {
         let expected: BTreeSet<String> = acknowledged.iter().cloned().collect();
         assert_eq!(expected.len(), acknowledged.len(), "ids are unique");
         assert_eq!(self.listed(site).await, expected);
-    }
-}
-
-fn chattr(flag: &str, path: &Path) -> Result<(), String> {
-    let out = Command::new("chattr")
-        .arg(flag)
-        .arg(path)
-        .output()
-        .map_err(|e| format!("cannot run chattr: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
-    }
-}
-
-/// Whether files in `dir` can be made immutable; says why not if they cannot.
-fn chattr_works(dir: &Path) -> bool {
-    let probe = dir.join("probe");
-    std::fs::write(&probe, b"probe").unwrap();
-    let works = chattr("+i", &probe).and_then(|()| chattr("-i", &probe));
-    let _ = std::fs::remove_file(&probe);
-    if let Err(e) = &works {
-        eprintln!(
-            "skipping: cannot make a file immutable in {} (needs root and a filesystem \
-             such as ext4): {e}",
-            dir.display()
-        );
-    }
-    works.is_ok()
-}
-
-/// Files made immutable (`chattr +i`) until cleared or dropped.
-struct Immutable {
-    files: Vec<PathBuf>,
-}
-
-impl Immutable {
-    fn set(files: &[PathBuf]) -> Self {
-        let mut set = Self { files: Vec::new() };
-        for file in files {
-            chattr("+i", file).unwrap();
-            set.files.push(file.clone());
-        }
-        set
-    }
-
-    fn clear(&mut self) {
-        for file in self.files.drain(..) {
-            chattr("-i", &file).unwrap();
-        }
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        for file in &self.files {
-            let _ = chattr("-i", file);
-        }
     }
 }

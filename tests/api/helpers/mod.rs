@@ -8,13 +8,17 @@ use agegate::domain::{MinAge, SiteName, SiteUrl, WebhookFormat};
 use agegate::startup::Application;
 use agegate::store::{self, Store};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 use tempfile::TempDir;
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+mod serve;
+mod wait;
+
+pub use serve::{agegate, cli_site, run_cli, temp_db, ServerProcess, TestDb};
+pub use wait::{eventually, poll, poll_blocking};
 
 pub const VERIFIER_TOKEN: &str = "test-verifier-token";
 /// A fixed start time, so expected `expires` values are exact.
@@ -30,7 +34,10 @@ pub struct TestApp {
     pub real_time: bool,
     pub store: Arc<dyn Store>,
     pub db_url: String,
+    /// The clock the app runs on: `clock`, or the wall clock.
+    app_clock: Arc<dyn Clock>,
     shutdown: CancellationToken,
+    running: Option<JoinHandle<std::io::Result<()>>>,
     _dir: TempDir,
 }
 
@@ -91,33 +98,6 @@ async fn spawn(dir: TempDir, real_time: bool, configure: impl FnOnce(&mut Settin
     spawn_on(dir, db_url, real_time, configure).await
 }
 
-/// A fresh, empty database of the backend under test: a SQLite file in a temporary
-/// directory, or (with `AGEGATE_TEST_BACKEND=postgres`) a new database on the suite's
-/// throwaway PostgreSQL cluster.
-#[derive(Debug, Clone)]
-pub struct TestDb {
-    pub url: String,
-    /// The SQLite file, when the backend is SQLite.
-    pub path: Option<PathBuf>,
-}
-
-impl TestDb {
-    pub fn in_dir(dir: &Path) -> Self {
-        if crate::pg::postgres_backend() {
-            Self {
-                url: crate::pg::shared().create_database(),
-                path: None,
-            }
-        } else {
-            let path = dir.join("agegate.db");
-            Self {
-                url: format!("sqlite:{}", path.display()),
-                path: Some(path),
-            }
-        }
-    }
-}
-
 async fn spawn_on(
     dir: TempDir,
     db_url: String,
@@ -136,13 +116,13 @@ async fn spawn_on(
     settings.sweep_interval = Duration::from_millis(200);
     settings.webhook_poll_interval = Duration::from_millis(200);
     configure(&mut settings);
-    let app = Application::build(settings, store.clone(), app_clock)
+    let app = Application::build(settings, store.clone(), app_clock.clone())
         .await
         .unwrap();
     let base = format!("http://{}", app.local_addr());
     let metrics_base = app.metrics_addr().map(|a| format!("http://{a}"));
     let shutdown = CancellationToken::new();
-    tokio::spawn(app.run_until_stopped(shutdown.clone()));
+    let running = Some(tokio::spawn(app.run_until_stopped(shutdown.clone())));
     TestApp {
         base,
         metrics_base,
@@ -151,7 +131,9 @@ async fn spawn_on(
         real_time,
         store,
         db_url,
+        app_clock,
         shutdown,
+        running,
         _dir: dir,
     }
 }
@@ -163,6 +145,38 @@ impl Drop for TestApp {
 }
 
 impl TestApp {
+    /// Stops the server as a signal would and waits until it has: webhook attempts under
+    /// way have finished and been recorded, and nothing more is sent.
+    pub async fn stop(mut self) {
+        self.shutdown.cancel();
+        if let Some(running) = self.running.take() {
+            running.await.unwrap().unwrap();
+        }
+    }
+
+    /// One expiry sweep on the app's clock, as the server's sweeper makes them; how many
+    /// invites it expired. Once it returns, every invite due has its event in the outbox.
+    pub async fn sweep(&self) -> usize {
+        agegate::webhooks::sweeper::run_once(self.store.as_ref(), self.app_clock.as_ref())
+            .await
+            .unwrap()
+    }
+
+    /// `/metrics` (the app must have been spawned with `metrics_listen`).
+    pub async fn metrics(&self) -> String {
+        let base = self
+            .metrics_base
+            .as_deref()
+            .expect("spawned with metrics_listen");
+        let resp = self
+            .client
+            .get(format!("{base}/metrics"))
+            .send()
+            .await
+            .unwrap();
+        resp.text().await.unwrap()
+    }
+
     pub async fn create_site(&self) -> TestSite {
         self.create_site_with(SiteOptions::default()).await
     }
@@ -272,167 +286,4 @@ pub async fn assert_error(resp: reqwest::Response, status: u16, code: u32) -> Va
         "message in {body}"
     );
     body
-}
-
-/// The real `agegate` binary.
-pub fn agegate() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agegate"));
-    cmd.env_remove("AGEGATE_DATABASE_URL")
-        .env_remove("AGEGATE_LISTEN")
-        .env_remove("AGEGATE_PUBLIC_URL")
-        .env_remove("AGEGATE_VERIFIER_TOKEN")
-        .env_remove("AGEGATE_EU_AV_TRUST_ANCHORS")
-        .env_remove("AGEGATE_EU_AV_WALLET_SCHEME")
-        .env_remove("AGEGATE_RETENTION")
-        .env_remove("RUST_LOG");
-    cmd
-}
-
-/// Runs a CLI command to completion: (exit code, stdout, stderr).
-pub fn run_cli(db: &TestDb, args: &[&str]) -> (i32, String, String) {
-    let out = agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-/// Creates a site through the CLI and returns it.
-pub fn cli_site(db: &TestDb, extra: &[&str]) -> (TestSite, Value) {
-    let mut args = vec!["site", "create", "--name", "CLI shop", "--json"];
-    args.extend_from_slice(extra);
-    let (code, stdout, stderr) = run_cli(db, &args);
-    assert_eq!(code, 0, "{stderr}");
-    let v: Value = serde_json::from_str(&stdout).unwrap();
-    (
-        TestSite {
-            site_id: v["siteId"].as_str().unwrap().into(),
-            username: v["username"].as_str().unwrap().into(),
-            password: v["password"].as_str().unwrap().into(),
-            webhook_secret: v["webhookSecret"].as_str().unwrap().into(),
-        },
-        v,
-    )
-}
-
-/// `agegate serve` as a child process on a free port.
-pub struct ServerProcess {
-    pub child: Child,
-    pub base: String,
-    pub first_line: String,
-}
-
-impl ServerProcess {
-    pub fn start(db: &TestDb, extra: &[&str]) -> Self {
-        Self::start_with_env(db, extra, &[("AGEGATE_LISTEN", "127.0.0.1:0")])
-    }
-
-    /// `agegate serve` with `extra` flags and environment variables (which must include
-    /// a listen address, e.g. `AGEGATE_LISTEN=127.0.0.1:0`).
-    pub fn start_with_env(db: &TestDb, extra: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = agegate()
-            .arg("--database-url")
-            .arg(&db.url)
-            .arg("serve")
-            .args(extra)
-            .envs(env.iter().copied())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let mut lines = BufReader::new(stderr).lines();
-        let first_line = lines.next().expect("a first log line").unwrap();
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        let addr = first_line
-            .split("listening on http://")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .unwrap_or_else(|| panic!("no address in first line: {first_line}"))
-            .to_owned();
-        Self {
-            child,
-            base: format!("http://{addr}"),
-            first_line,
-        }
-    }
-
-    /// Creates an invite on this server and returns its JSON, asserting success.
-    pub async fn new_invite(&self, site: &TestSite, body: Option<Value>) -> Value {
-        let req = client()
-            .post(format!("{}/v1/website/{}/invite", self.base, site.site_id))
-            .basic_auth(&site.username, Some(&site.password));
-        let req = match body {
-            Some(body) => req.json(&body),
-            None => req,
-        };
-        let resp = req.send().await.unwrap();
-        assert_eq!(resp.status(), 200);
-        resp.json().await.unwrap()
-    }
-
-    /// The status API's read of one invite, on this server.
-    pub async fn get_invite(&self, site: &TestSite, invite_id: &str) -> reqwest::Response {
-        client()
-            .get(format!(
-                "{}/v1/website/{}/invite/{invite_id}",
-                self.base, site.site_id
-            ))
-            .basic_auth(&site.username, Some(&site.password))
-            .send()
-            .await
-            .unwrap()
-    }
-
-    /// Reports an invite verified to this server (started with `--verifier-token`).
-    pub async fn verify(&self, invite_id: &str) -> reqwest::Response {
-        client()
-            .post(format!("{}/v1/verifier/invite/{invite_id}", self.base))
-            .bearer_auth(VERIFIER_TOKEN)
-            .json(&serde_json::json!({"outcome": "verified"}))
-            .send()
-            .await
-            .unwrap()
-    }
-
-    pub fn signal(&self, signal: &str) {
-        let status = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(self.child.id().to_string())
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Waits up to 10 s for the process to exit; its exit code.
-    pub fn wait(&mut self) -> Option<i32> {
-        for _ in 0..200 {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        panic!("server did not exit within 10 s");
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A fresh database of the backend under test, and the directory that holds it.
-pub fn temp_db() -> (TempDir, TestDb) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = TestDb::in_dir(dir.path());
-    (dir, db)
 }
