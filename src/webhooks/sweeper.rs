@@ -30,7 +30,11 @@ pub async fn run(
                 tracing::debug!(expired = n, "swept expired invites");
                 wake_deliveries.notify_one();
             }
-            Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
+            Err(e) => {
+                tracing::warn!(error = %e, "expiry sweep failed");
+                // Batches before the failure may have queued events: send them now.
+                wake_deliveries.notify_one();
+            }
         }
     }
 }

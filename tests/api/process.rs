@@ -35,6 +35,21 @@ async fn an_acknowledged_invite_survives_a_killed_process() {
 }
 
 #[test]
+fn the_binary_is_run_without_the_parents_agegate_variables() {
+    let cmd = agegate();
+    let cleared: Vec<_> = cmd.get_envs().filter(|(_, v)| v.is_none()).collect();
+    for (name, _) in std::env::vars_os() {
+        if name.as_encoded_bytes().starts_with(b"AGEGATE_") {
+            assert!(
+                cleared.iter().any(|(n, _)| *n == name),
+                "{name:?} is passed on"
+            );
+        }
+    }
+    assert!(cleared.iter().any(|(n, _)| *n == "RUST_LOG"));
+}
+
+#[test]
 fn first_log_line_names_the_address_and_the_database() {
     let (_dir, db) = temp_db();
     let server = ServerProcess::start(&db, &[]);
