@@ -161,10 +161,10 @@ mod tests {
     struct FixedRng(Vec<u8>);
     impl RngCore for FixedRng {
         fn next_u32(&mut self) -> u32 {
-            unimplemented!("only fill_bytes is used")
+            panic!("only fill_bytes is used")
         }
         fn next_u64(&mut self) -> u64 {
-            unimplemented!("only fill_bytes is used")
+            panic!("only fill_bytes is used")
         }
         fn fill_bytes(&mut self, dest: &mut [u8]) {
             assert_eq!(dest.len(), self.0.len(), "one draw of ikmE");

@@ -78,9 +78,8 @@ pub fn openid4vp(data: &Value, key: &ResponseKey) -> Result<OpenId4VpAnswer, Res
         Ok(Value::Object(map)) => map,
         _ => return Err(ResponseError::PayloadNotJson),
     };
-    let vp_token = match payload.get("vp_token").and_then(Value::as_object) {
-        Some(vp_token) => vp_token,
-        None => return Err(wallet_error(&payload).unwrap_or(ResponseError::MissingVpToken)),
+    let Some(vp_token) = payload.get("vp_token").and_then(Value::as_object) else {
+        return Err(wallet_error(&payload).unwrap_or(ResponseError::MissingVpToken));
     };
     let mut entries = vp_token.iter();
     let (id, presentations) = match (entries.next(), entries.next()) {
@@ -88,9 +87,8 @@ pub fn openid4vp(data: &Value, key: &ResponseKey) -> Result<OpenId4VpAnswer, Res
         (None, _) => return Err(ResponseError::NoCredential),
         (Some(_), Some(_)) => return Err(ResponseError::SeveralCredentials),
     };
-    let presentation = match presentations.as_array().map(Vec::as_slice) {
-        Some([Value::String(p)]) => p,
-        _ => return Err(ResponseError::NotOnePresentation),
+    let Some([Value::String(presentation)]) = presentations.as_array().map(Vec::as_slice) else {
+        return Err(ResponseError::NotOnePresentation);
     };
     let device_response =
         b64url_decode(presentation).ok_or(ResponseError::PresentationNotBase64Url)?;
@@ -110,9 +108,8 @@ pub fn annex_c(
     session_transcript: &[u8],
 ) -> Result<Vec<u8>, ResponseError> {
     let data = data.as_object().ok_or(ResponseError::NotAnObject)?;
-    let response = match data.get("response") {
-        Some(response) => response,
-        None => return Err(wallet_error(data).unwrap_or(ResponseError::MissingResponse)),
+    let Some(response) = data.get("response") else {
+        return Err(wallet_error(data).unwrap_or(ResponseError::MissingResponse));
     };
     let bytes = b64url_decode(bounded_text(response)?).ok_or(ResponseError::NotBase64Url)?;
     let value = cbor::decode(&bytes).ok_or(ResponseError::NotCbor)?;

@@ -11,6 +11,7 @@
 pub(crate) mod cbor;
 pub(crate) mod cose;
 mod mso;
+mod outcome;
 mod raw;
 mod time;
 pub(crate) mod transcript;
@@ -179,43 +180,6 @@ pub enum PresentationError {
     AgeClaimMissing(u8),
     #[error("the disclosed age_over claim is not true")]
     AgeClaimFalse,
-}
-
-impl PresentationError {
-    /// The refusal as one stable word, for metrics (`agegate_presentations_total`):
-    /// operators see how often and why checks fail without any personal data.
-    pub fn outcome(&self) -> &'static str {
-        match self {
-            E::VpTokenNotJson
-            | E::VpTokenShape
-            | E::TooLarge
-            | E::NotBase64Url
-            | E::MalformedDeviceResponse(_)
-            | E::MalformedIssuerAuth(_)
-            | E::MissingCertificate
-            | E::MalformedCertificate
-            | E::MalformedMso(_)
-            | E::MalformedDeviceKey
-            | E::MissingDeviceSignature
-            | E::MalformedDeviceSignature(_) => "malformed",
-            E::StatusNotZero(_) => "wallet_error",
-            E::NoDocument => "no_document",
-            E::WrongDocType(_) | E::WrongMsoDocType => "wrong_doctype",
-            E::UnsupportedAlgorithm
-            | E::UnsupportedIssuerKey
-            | E::UnsupportedDigestAlgorithm
-            | E::DeviceMacUnsupported
-            | E::UnsupportedDeviceAlgorithm => "unsupported",
-            E::UntrustedIssuer => "untrusted_issuer",
-            E::CertificateNotYetValid(_) | E::CertificateExpired(_) => "certificate_validity",
-            E::IssuerSignatureInvalid => "issuer_signature",
-            E::MsoNotYetValid | E::MsoExpired => "credential_validity",
-            E::DigestMissing | E::DigestMismatch => "digest_mismatch",
-            E::DeviceSignatureInvalid => "device_signature",
-            E::AgeClaimMissing(_) => "age_claim_missing",
-            E::AgeClaimFalse => "age_not_proven",
-        }
-    }
 }
 
 use PresentationError as E;

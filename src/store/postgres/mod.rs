@@ -22,7 +22,6 @@ mod webhooks;
 
 use crate::domain::webhook::EventId;
 use crate::receipt::Evidence;
-use crate::store::{ReceiptKeyRecord, ReceiptLookup, ReceiptStore};
 use std::time::Duration;
 
 use deadpool_postgres::{
@@ -386,24 +385,5 @@ impl AdminStore for PostgresStore {
         now: UnixTime,
     ) -> StoreResult<bool> {
         sites::rotate_secret(&mut self.client().await?, site, &secret, now).await
-    }
-}
-
-#[async_trait::async_trait]
-impl ReceiptStore for PostgresStore {
-    async fn receipt(&self, site: SiteId, id: &InviteId) -> StoreResult<ReceiptLookup> {
-        receipts::lookup(&self.client().await?, site, id).await
-    }
-
-    async fn receipt_keys(&self) -> StoreResult<Vec<ReceiptKeyRecord>> {
-        receipts::keys(&self.client().await?).await
-    }
-
-    async fn add_receipt_key(
-        &self,
-        key: ReceiptKeyRecord,
-        only_if_none: bool,
-    ) -> StoreResult<bool> {
-        receipts::add_key(&mut self.client().await?, &key, only_if_none).await
     }
 }

@@ -3,9 +3,10 @@
 
 use deadpool_postgres::{GenericClient, Object};
 
-use super::{all, execute, one};
+use super::{all, execute, one, PostgresStore};
 use crate::domain::{InviteId, SiteId};
 use crate::store::rows;
+use crate::store::ReceiptStore;
 use crate::store::{ReceiptKeyRecord, ReceiptLookup, StoreResult};
 
 pub async fn lookup(
@@ -60,4 +61,23 @@ pub async fn add_key(
     .await?;
     tx.commit().await?;
     Ok(added == 1)
+}
+
+#[async_trait::async_trait]
+impl ReceiptStore for PostgresStore {
+    async fn receipt(&self, site: SiteId, id: &InviteId) -> StoreResult<ReceiptLookup> {
+        lookup(&self.client().await?, site, id).await
+    }
+
+    async fn receipt_keys(&self) -> StoreResult<Vec<ReceiptKeyRecord>> {
+        keys(&self.client().await?).await
+    }
+
+    async fn add_receipt_key(
+        &self,
+        key: ReceiptKeyRecord,
+        only_if_none: bool,
+    ) -> StoreResult<bool> {
+        add_key(&mut self.client().await?, &key, only_if_none).await
+    }
 }
