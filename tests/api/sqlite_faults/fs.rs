@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-
 fn chattr(flag: &str, path: &Path) -> Result<(), String> {
     let out = Command::new("chattr")
         .arg(flag)
