@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0002_integrators.sql"),
     include_str!("migrations/0003_lighter_inserts.sql"),
     include_str!("migrations/0004_health_probe.sql"),
+    include_str!("migrations/0005_dc_api.sql"),
 ];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).
