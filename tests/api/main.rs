@@ -6,6 +6,7 @@ mod browser_eu_av;
 mod cancel_erase;
 mod cli;
 mod create_invite;
+mod dc_api;
 mod errors;
 mod eu_av;
 mod eu_av_bench;
