@@ -36,7 +36,9 @@ impl DcCase {
 
     pub async fn on(issuer: TestIssuer, app: TestApp, options: SiteOptions<'_>) -> Self {
         let site = app.create_site_with(options).await;
-        let invite = app.new_invite(&site, Some(json!({"customId": "c-9"}))).await;
+        let invite = app
+            .new_invite(&site, Some(json!({"customId": "c-9"})))
+            .await;
         let url = invite["url"].as_str().unwrap().to_owned();
         let page = dc_page(&app, &url).await;
         DcCase {
@@ -104,7 +106,10 @@ pub async fn post_dc_api(app: &TestApp, gateway_url: &str, body: &Value) -> reqw
 async fn the_pending_page_carries_r1_and_r2_of_the_live_request_and_a_hidden_button() {
     let c = DcCase::new().await;
     let resp = c.app.client.get(&c.url).send().await.unwrap();
-    let csp = resp.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    let csp = resp.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     let html = resp.text().await.unwrap();
     let link = AuthorizationRequest::from_gateway_html(&html);
     assert_eq!(c.page.state, link.state, "the live request's state");
@@ -118,7 +123,13 @@ async fn the_pending_page_carries_r1_and_r2_of_the_live_request_and_a_hidden_but
     keys.sort();
     assert_eq!(
         keys,
-        ["client_metadata", "dcql_query", "nonce", "response_mode", "response_type"],
+        [
+            "client_metadata",
+            "dcql_query",
+            "nonce",
+            "response_mode",
+            "response_type"
+        ],
         "no client_id, no expected_origins"
     );
     assert_eq!(data["response_type"], "vp_token");
@@ -128,18 +139,36 @@ async fn the_pending_page_carries_r1_and_r2_of_the_live_request_and_a_hidden_but
     let jwk = &data["client_metadata"]["jwks"]["keys"][0];
     let mut metadata = data["client_metadata"].clone();
     let obj = metadata.as_object_mut().unwrap();
-    assert_eq!(obj.remove("encrypted_response_enc_values_supported"), Some(json!(["A128GCM"])));
+    assert_eq!(
+        obj.remove("encrypted_response_enc_values_supported"),
+        Some(json!(["A128GCM"]))
+    );
     assert!(obj.remove("jwks").is_some());
     assert_eq!(metadata, link.client_metadata);
     assert_eq!((&jwk["kty"], &jwk["crv"]), (&json!("EC"), &json!("P-256")));
-    assert_eq!((&jwk["use"], &jwk["alg"]), (&json!("enc"), &json!("ECDH-ES")));
-    assert!(jwk["kid"].is_string() && jwk.get("d").is_none(), "public only: {jwk}");
+    assert_eq!(
+        (&jwk["use"], &jwk["alg"]),
+        (&json!("enc"), &json!("ECDH-ES"))
+    );
+    assert!(
+        jwk["kid"].is_string() && jwk.get("d").is_none(),
+        "public only: {jwk}"
+    );
 
     // R2: one docRequest for the age claim, not retained; the same key as a COSE_Key.
     let r2 = c.page.r2();
     let dr = &r2.device_request;
-    assert_eq!(crate::wallet::cbor_get(dr, "version").as_text(), Some("1.0"));
-    assert_eq!(crate::wallet::cbor_get(dr, "docRequests").as_array().unwrap().len(), 1);
+    assert_eq!(
+        crate::wallet::cbor_get(dr, "version").as_text(),
+        Some("1.0")
+    );
+    assert_eq!(
+        crate::wallet::cbor_get(dr, "docRequests")
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     assert_eq!(r2.doc_type, "eu.europa.ec.av.1");
     assert_eq!(r2.requested_claim, "age_over_18");
     assert!(r2.nonce.len() >= 16, "encryptionInfo nonce of ≥ 16 bytes");
@@ -153,7 +182,10 @@ async fn the_pending_page_carries_r1_and_r2_of_the_live_request_and_a_hidden_but
     );
 
     // The button, hidden until the script finds the API; the script allowed by hash.
-    assert!(html.contains(r#"<section class="wallet" id="dc-api" hidden"#), "{html}");
+    assert!(
+        html.contains(r#"<section class="wallet" id="dc-api" hidden"#),
+        "{html}"
+    );
     assert!(html.contains(r#"<button type="button" id="dc-api-button""#));
     assert!(html.contains(&format!(r#"data-endpoint="{}/dc-api""#, c.url)));
     let script = between(&html, "<script>", "</script>");
@@ -161,9 +193,15 @@ async fn the_pending_page_carries_r1_and_r2_of_the_live_request_and_a_hidden_but
         &base64::engine::general_purpose::STANDARD,
         crate::wallet::sha256(script.as_bytes()),
     );
-    assert!(csp.contains(&format!("script-src 'sha256-{hash}'; connect-src 'self';")), "{csp}");
+    assert!(
+        csp.contains(&format!("script-src 'sha256-{hash}'; connect-src 'self';")),
+        "{csp}"
+    );
     assert!(script.contains("navigator.credentials.get"));
-    assert!(!html.contains("<script src"), "nothing loaded from elsewhere");
+    assert!(
+        !html.contains("<script src"),
+        "nothing loaded from elsewhere"
+    );
 }
 
 #[tokio::test]
@@ -247,17 +285,24 @@ async fn a_request_is_single_use_across_transports() {
     assert_error(c.post(&body).await, 400, 40011).await;
     let r1 = c.r1_body(&c.valid(), &DcAnswer::default());
     assert_error(c.post(&r1).await, 400, 40011).await;
-    let vp = c.issuer.vp_token(&link, &Presentation::for_request(&link, T0));
+    let vp = c
+        .issuer
+        .vp_token(&link, &Presentation::for_request(&link, T0));
     assert_error(link_answer(&c.app, &link, &vp).await, 400, 40011).await;
 
     // The link first: the DC API's answer to that request is refused.
     let c = DcCase::new().await;
     let link = request_on_page(&c.app, &c.url).await;
-    let vp = c.issuer.vp_token(&link, &Presentation::for_request(&link, T0));
+    let vp = c
+        .issuer
+        .vp_token(&link, &Presentation::for_request(&link, T0));
     assert_eq!(link_answer(&c.app, &link, &vp).await.status(), 200);
     let body = c.r1_body(&c.valid(), &DcAnswer::default());
     let refused = assert_error(c.post(&body).await, 400, 40011).await;
-    assert!(refused["message"].as_str().unwrap().contains("state"), "{refused}");
+    assert!(
+        refused["message"].as_str().unwrap().contains("state"),
+        "{refused}"
+    );
     assert_eq!(c.status().await, "verified");
 }
 
@@ -283,10 +328,16 @@ async fn without_a_wallet_method_the_page_has_no_dc_api_and_the_endpoint_is_404(
     let invite = app.new_invite(&site, None).await;
     let url = invite["url"].as_str().unwrap();
     let resp = app.client.get(url).send().await.unwrap();
-    let csp = resp.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    let csp = resp.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     let html = resp.text().await.unwrap();
     assert!(!csp.contains("script-src"), "{csp}");
-    assert!(!html.contains("<script") && !html.contains("dc-api"), "{html}");
+    assert!(
+        !html.contains("<script") && !html.contains("dc-api"),
+        "{html}"
+    );
     assert!(html.contains(r#"<meta http-equiv="refresh" content="5">"#));
     let body = json!({"state": "s", "protocol": "org-iso-mdoc", "data": {}});
     assert_error(post_dc_api(&app, url, &body).await, 404, 40403).await;
@@ -302,10 +353,16 @@ async fn the_status_the_page_polls_says_pending_then_verified_and_404_for_no_inv
     let resp = status(format!("{}/status", c.url)).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["cache-control"], "no-store");
-    assert_eq!(resp.json::<Value>().await.unwrap(), json!({"status": "pending"}));
+    assert_eq!(
+        resp.json::<Value>().await.unwrap(),
+        json!({"status": "pending"})
+    );
     assert_eq!(c.app.verify(&c.invite_id).await.status(), 200);
     let resp = status(format!("{}/status", c.url)).await;
-    assert_eq!(resp.json::<Value>().await.unwrap(), json!({"status": "verified"}));
+    assert_eq!(
+        resp.json::<Value>().await.unwrap(),
+        json!({"status": "verified"})
+    );
     let unknown = format!("{}/gateway/AAAAAAAAAAAAAAAAAAAAAA/status", c.app.base);
     assert_error(status(unknown).await, 404, 40401).await;
 }
@@ -326,7 +383,10 @@ async fn pages_and_json_are_compressed_for_clients_that_accept_it() {
             .await
             .unwrap();
         assert_eq!(resp.headers()["content-encoding"], encoding);
-        assert!(resp.headers()["vary"].to_str().unwrap().contains("accept-encoding"));
+        assert!(resp.headers()["vary"]
+            .to_str()
+            .unwrap()
+            .contains("accept-encoding"));
         let sent = resp.bytes().await.unwrap().len();
         eprintln!("pending page: {plain_len} bytes, {sent} with {encoding}");
         assert!(sent * 2 < plain_len, "{encoding}: {sent} of {plain_len}");

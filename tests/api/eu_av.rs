@@ -79,7 +79,8 @@ fn link_href(html: &str) -> String {
 }
 
 #[tokio::test]
-async fn the_pending_page_offers_the_request_as_a_link_and_a_qr_code_and_reloads_itself_without_script() {
+async fn the_pending_page_offers_the_request_as_a_link_and_a_qr_code_and_reloads_itself_without_script(
+) {
     let issuer = TestIssuer::new(T0);
     let app = eu_av_app(&issuer).await;
     let site = app.create_site().await;

@@ -7,6 +7,7 @@ mod cancel_erase;
 mod cli;
 mod create_invite;
 mod dc_api;
+mod dc_api_rules;
 mod errors;
 mod eu_av;
 mod eu_av_bench;

@@ -48,7 +48,9 @@ impl DcApiPage {
     }
 
     pub fn requests(&self) -> &[Json] {
-        self.json["digital"]["requests"].as_array().expect("digital.requests")
+        self.json["digital"]["requests"]
+            .as_array()
+            .expect("digital.requests")
     }
 
     /// R1, signed or not (a signed one's parameters are its JWS payload, unverified here).
@@ -61,7 +63,10 @@ impl DcApiPage {
                 let jws = r1["data"]["request"].as_str().expect("request").to_owned();
                 let payload = jws.split('.').nth(1).expect("JWS payload");
                 let payload = URL_SAFE_NO_PAD.decode(payload).expect("base64url payload");
-                (serde_json::from_slice(&payload).expect("JSON payload"), Some(jws))
+                (
+                    serde_json::from_slice(&payload).expect("JSON payload"),
+                    Some(jws),
+                )
             }
             other => panic!("R1 protocol {other}"),
         };
@@ -195,12 +200,19 @@ impl TestIssuer {
         let device_response = self.device_response_cbor_over(transcript, p);
         let id = a.credential_id.as_deref().unwrap_or(&req.credential_id);
         let mut vp_token = serde_json::Map::new();
-        vp_token.insert(id.to_owned(), json!([URL_SAFE_NO_PAD.encode(device_response)]));
+        vp_token.insert(
+            id.to_owned(),
+            json!([URL_SAFE_NO_PAD.encode(device_response)]),
+        );
         let payload = json!({"vp_token": vp_token});
         if a.unencrypted {
             return payload;
         }
-        let recipient = if a.other_recipient { fresh_key() } else { req.recipient };
+        let recipient = if a.other_recipient {
+            fresh_key()
+        } else {
+            req.recipient
+        };
         let jwe = agegate::dcapi::jwe::encrypt(
             &mut rand::rngs::OsRng,
             payload.to_string().as_bytes(),
@@ -223,7 +235,11 @@ impl TestIssuer {
         let transcript = dc_annex_c_transcript(&req.encryption_info, origin);
         let info = a.hpke_info.clone().unwrap_or_else(|| cbor(&transcript));
         let device_response = self.device_response_cbor_over(transcript, p);
-        let recipient = if a.other_recipient { fresh_key() } else { req.recipient };
+        let recipient = if a.other_recipient {
+            fresh_key()
+        } else {
+            req.recipient
+        };
         let sealed =
             agegate::dcapi::hpke::seal(&mut rand::rngs::OsRng, &recipient, &info, &device_response)
                 .expect("HPKE seal");
@@ -246,7 +262,11 @@ pub fn annex_c_response(enc: &[u8], ciphertext: &[u8]) -> String {
 /// `[null, null, ["OpenID4VPDCAPIHandover", SHA-256(CBOR([origin, nonce,
 /// jwkThumbprint]))]]` (OpenID4VP 1.0 Appendix B.2.6.2).
 pub fn dc_openid4vp_transcript(origin: &str, nonce: &str, thumbprint: &[u8; 32]) -> Value {
-    let info = Value::Array(vec![text(origin), text(nonce), Value::Bytes(thumbprint.to_vec())]);
+    let info = Value::Array(vec![
+        text(origin),
+        text(nonce),
+        Value::Bytes(thumbprint.to_vec()),
+    ]);
     hashed_handover("OpenID4VPDCAPIHandover", &info)
 }
 
