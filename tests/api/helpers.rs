@@ -283,6 +283,8 @@ pub fn agegate() -> Command {
         .env_remove("AGEGATE_VERIFIER_TOKEN")
         .env_remove("AGEGATE_EU_AV_TRUST_ANCHORS")
         .env_remove("AGEGATE_EU_AV_WALLET_SCHEME")
+        .env_remove("AGEGATE_DC_API_SIGNING_KEY")
+        .env_remove("AGEGATE_DC_API_SIGNING_CERT")
         .env_remove("AGEGATE_RETENTION")
         .env_remove("RUST_LOG");
     cmd

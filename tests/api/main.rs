@@ -8,6 +8,7 @@ mod cli;
 mod create_invite;
 mod dc_api;
 mod dc_api_rules;
+mod dc_api_signed;
 mod errors;
 mod eu_av;
 mod eu_av_bench;
