@@ -2,6 +2,7 @@
 
 mod auth;
 mod browser;
+mod browser_dc_api;
 mod browser_eu_av;
 mod cancel_erase;
 mod cli;
