@@ -8,6 +8,7 @@ mod cancel_erase;
 mod cli;
 mod create_invite;
 mod dc_api;
+mod dc_api_bench;
 mod dc_api_rules;
 mod dc_api_signed;
 mod errors;

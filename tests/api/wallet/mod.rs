@@ -13,6 +13,7 @@
 #![allow(dead_code)]
 
 mod dc_api;
+mod dc_tests;
 mod encode;
 mod mdoc;
 mod mint;
@@ -29,7 +30,7 @@ use std::sync::Arc;
 
 pub use dc_api::{
     annex_c_response, dc_annex_c_transcript, dc_openid4vp_transcript, get as cbor_get,
-    int_key as cbor_int_key, jwk_thumbprint, untag24, DcAnnexC, DcAnswer, DcApiPage, DcOpenId4Vp,
+    int_key as cbor_int_key, jwk_thumbprint, untag24, DcAnswer, DcApiPage,
 };
 pub use encode::{cbor, rfc3339, session_transcript, sha256, sig_structure};
 pub use request::{html_unescape, AuthorizationRequest};
