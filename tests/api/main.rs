@@ -9,6 +9,7 @@ mod cli;
 mod create_invite;
 mod dc_api;
 mod dc_api_bench;
+mod dc_api_page;
 mod dc_api_rules;
 mod dc_api_signed;
 mod errors;
