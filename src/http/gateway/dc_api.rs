@@ -12,10 +12,13 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::dcapi::request::PROTOCOL_OPENID4VP_UNSIGNED;
-use crate::dcapi::request::{self, PROTOCOL_ANNEX_C, PROTOCOL_OPENID4VP_SIGNED};
-use crate::dcapi::{response, transcript, DcApiRequests, ItemRequest, RequestInputs};
-use crate::dcapi::{RequestSigner, ResponseError};
+use crate::dcapi::request::{
+    self, PROTOCOL_ANNEX_C, PROTOCOL_OPENID4VP_SIGNED, PROTOCOL_OPENID4VP_UNSIGNED,
+};
+use crate::dcapi::{
+    response, transcript, DcApiRequests, ItemRequest, RequestInputs, RequestSigner,
+    ResponseError,
+};
 use crate::domain::presentation::{self, CREDENTIAL_ID};
 use crate::domain::{DcApiSecrets, InviteId, MinAge, PresentationRequest, Status};
 use crate::http::body::{JsonBody, RequestBody};
