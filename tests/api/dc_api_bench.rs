@@ -34,7 +34,7 @@ fn rate(name: &str, mut verify: impl FnMut()) -> f64 {
     let secs = started.elapsed().as_secs_f64();
     let per_second = f64::from(n) / secs;
     println!(
-        "{name}: {n} in {secs:.2} s = {per_second:.0} verifications/s on one core ({:.0} µs each)",
+        "{name}: {n} in {secs:.2} s = {per_second:.0}/s on one core ({:.0} µs each)",
         secs * 1e6 / f64::from(n)
     );
     per_second
@@ -64,7 +64,7 @@ fn dc_api_verifications_per_second_on_one_core() {
         .finish();
     let link = AuthorizationRequest::parse(&uri);
     let vp_token = issuer.vp_token(&link, &Presentation::for_request(&link, T0));
-    let link_rate = rate("link (openid4vp direct_post)", || {
+    let link_rate = rate("verifications, link (openid4vp direct_post)", || {
         let transcript = mdoc::session_transcript(&link.client_id, &link.nonce, &link.response_uri);
         let expected = Expected {
             session_transcript: &transcript,
@@ -108,14 +108,14 @@ fn dc_api_verifications_per_second_on_one_core() {
         }
     }
 
-    let r1_rate = rate("dc api openid4vp (JWE ECDH-ES)", || {
+    let r1_rate = rate("verifications, dc api openid4vp (JWE ECDH-ES)", || {
         let key = ResponseKey::from_bytes(&stored_key[..]).unwrap();
         let opened = response::openid4vp(&r1_data, &key).unwrap();
         let transcript = transcript::openid4vp(ORIGIN, NONCE, &key.thumbprint());
         mdoc::verify_device_response(&opened.device_response, &expected(&transcript), &anchors)
             .unwrap();
     });
-    let r2_rate = rate("dc api org-iso-mdoc (HPKE)", || {
+    let r2_rate = rate("verifications, dc api org-iso-mdoc (HPKE)", || {
         let key = ResponseKey::from_bytes(&stored_key[..]).unwrap();
         let info = request::encryption_info(&key, encryption_nonce.as_bytes());
         let transcript = transcript::annex_c(&info, ORIGIN);

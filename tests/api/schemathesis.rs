@@ -195,7 +195,12 @@ fn schemathesis_finds_nothing_with_every_check_on() {
     let anchors = anchors.to_str().unwrap();
     let server = ServerProcess::start(
         &db,
-        &["--verifier-token", VERIFIER_TOKEN, "--eu-av-trust-anchors", anchors],
+        &[
+            "--verifier-token",
+            VERIFIER_TOKEN,
+            "--eu-av-trust-anchors",
+            anchors,
+        ],
     );
     std::fs::write(dir.path().join("schemathesis.toml"), config(&site)).unwrap();
     let schema = format!("{}/v1/openapi.json", server.base);

@@ -16,8 +16,7 @@ use crate::dcapi::request::{
     self, PROTOCOL_ANNEX_C, PROTOCOL_OPENID4VP_SIGNED, PROTOCOL_OPENID4VP_UNSIGNED,
 };
 use crate::dcapi::{
-    response, transcript, DcApiRequests, ItemRequest, RequestInputs, RequestSigner,
-    ResponseError,
+    response, transcript, DcApiRequests, ItemRequest, RequestInputs, RequestSigner, ResponseError,
 };
 use crate::domain::presentation::{self, CREDENTIAL_ID};
 use crate::domain::{DcApiSecrets, InviteId, MinAge, PresentationRequest, Status};
