@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use crate::dcapi::{RequestSigner, SignerFileError};
 pub use crate::http::openid4vp::EuAv;
 use crate::mdoc::TrustAnchors;
 
@@ -39,6 +40,8 @@ pub struct Settings {
     pub eu_av: Option<EuAv>,
     /// How long a webhook attempt may take (no flag: see [`webhook_timeout`]).
     pub webhook_timeout: Duration,
+    /// Signs the Digital Credentials API requests (interface §11); `None`: unsigned.
+    pub dc_api_signer: Option<RequestSigner>,
 }
 
 impl Settings {
@@ -56,6 +59,7 @@ impl Settings {
             retention_interval: crate::retention::DEFAULT_INTERVAL,
             webhook_poll_interval: Duration::from_secs(1),
             eu_av: None,
+            dc_api_signer: None,
             webhook_lease: crate::webhooks::worker::DEFAULT_LEASE,
             webhook_timeout: crate::webhooks::client::DEFAULT_TIMEOUT,
             rate_limit: 0,
@@ -132,6 +136,40 @@ pub fn load_trust_anchors(path: &Path) -> Result<TrustAnchors, String> {
     let pem = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read EU AV trust anchors '{shown}': {e}"))?;
     TrustAnchors::from_pem(&pem).map_err(|e| format!("EU AV trust anchors '{shown}': {e}"))
+}
+
+/// The signing identity of `--dc-api-signing-key` and `--dc-api-signing-cert` (PEM: a
+/// P-256 private key, PKCS#8 or SEC1; its chain, leaf first): the key must be the
+/// leaf's and the leaf valid at `now`. Errors are one line naming the file at fault
+/// (for a mismatch, both).
+pub fn load_dc_api_signer(
+    key_path: &Path,
+    cert_path: &Path,
+    now: i64,
+) -> Result<RequestSigner, String> {
+    let (key_shown, cert_shown) = (key_path.display(), cert_path.display());
+    let key_pem = std::fs::read_to_string(key_path)
+        .map_err(|e| format!("cannot read DC API signing key '{key_shown}': {e}"))?;
+    let cert_pem = std::fs::read_to_string(cert_path)
+        .map_err(|e| format!("cannot read DC API signing certificate '{cert_shown}': {e}"))?;
+    let signer = crate::dcapi::signer_from_pem(&key_pem, &cert_pem).map_err(|e| match e {
+        SignerFileError::Key(why) => format!("DC API signing key '{key_shown}': {why}"),
+        SignerFileError::Chain(why) => format!("DC API signing certificate '{cert_shown}': {why}"),
+        SignerFileError::Mismatch => format!(
+            "DC API signing key '{key_shown}' does not match the leaf certificate of \
+             '{cert_shown}'"
+        ),
+    })?;
+    let (not_before, not_after) = signer.leaf_validity();
+    if now < not_before || now > not_after {
+        return Err(format!(
+            "DC API signing certificate '{cert_shown}': the leaf certificate is not valid now \
+             (valid from {} until {})",
+            crate::clock::rfc3339(not_before),
+            crate::clock::rfc3339(not_after)
+        ));
+    }
+    Ok(signer)
 }
 
 #[cfg(test)]

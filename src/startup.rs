@@ -78,6 +78,7 @@ impl Application {
             verifier_token: settings.verifier_token.clone(),
             deliveries: deliveries.clone(),
             eu_av: settings.eu_av.clone(),
+            dc_api_signer: settings.dc_api_signer.clone(),
             rate_limit: settings.rate_limit,
             observe: metrics_listener.is_some(),
         });

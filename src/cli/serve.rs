@@ -2,10 +2,10 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use crate::clock::SystemClock;
+use crate::clock::{Clock, SystemClock};
 use crate::config::{
-    load_trust_anchors, parse_retry_schedule, parse_webhook_lease, EuAv, Settings, DEFAULT_LISTEN,
-    DEFAULT_RETRY_SCHEDULE,
+    load_dc_api_signer, load_trust_anchors, parse_retry_schedule, parse_webhook_lease, EuAv,
+    Settings, DEFAULT_LISTEN, DEFAULT_RETRY_SCHEDULE,
 };
 use crate::domain::presentation::{parse_wallet_scheme, DEFAULT_WALLET_SCHEME};
 use crate::startup::Application;
@@ -118,6 +118,26 @@ pub struct Args {
     )]
     eu_av_wallet_scheme: String,
 
+    /// PEM file of the P-256 private key (PKCS#8 or SEC1) that signs the Digital
+    /// Credentials API requests, for verifiers registered with a wallet provider (Google
+    /// Wallet, Apple Wallet answer only signed requests); with --dc-api-signing-cert.
+    #[arg(
+        long,
+        env = "AGEGATE_DC_API_SIGNING_KEY",
+        value_name = "PATH",
+        requires = "dc_api_signing_cert"
+    )]
+    dc_api_signing_key: Option<PathBuf>,
+
+    /// PEM file of that key's certificate chain, leaf first; with --dc-api-signing-key.
+    #[arg(
+        long,
+        env = "AGEGATE_DC_API_SIGNING_CERT",
+        value_name = "PATH",
+        requires = "dc_api_signing_key"
+    )]
+    dc_api_signing_cert: Option<PathBuf>,
+
     /// Invites verified or expired longer ago than this are erased with their events, at
     /// start and hourly (e.g. 90d, 36h; 0 keeps every invite).
     #[arg(
@@ -159,8 +179,16 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         None => None,
     };
     let anchor_count = eu_av.as_ref().map_or(0, |e| e.trust_anchors.len());
+    let dc_api_signer = match (&args.dc_api_signing_key, &args.dc_api_signing_cert) {
+        (Some(key), Some(cert)) => {
+            Some(load_dc_api_signer(key, cert, SystemClock.now()).map_err(anyhow::Error::msg)?)
+        }
+        _ => None,
+    };
+    let dc_api_log = dc_api_summary(eu_av.is_some(), dc_api_signer.as_ref());
     let settings = Settings {
         eu_av,
+        dc_api_signer,
         webhook_lease: args.webhook_lease,
         webhook_timeout: crate::config::webhook_timeout(),
         retention: args.retention,
@@ -202,6 +230,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         ),
         None => tracing::info!("EU Age Verification: off (no --eu-av-trust-anchors)"),
     }
+    tracing::info!("{dc_api_log}");
     if args.retention == crate::retention::Retention::KEEP_ALL {
         tracing::info!("retention: {}", args.retention);
     } else {
@@ -213,6 +242,24 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     app.run_until_stopped(shutdown).await?;
     tracing::info!("agegate stopped");
     Ok(())
+}
+
+/// The start-up line about the Digital Credentials API channel (interface §11).
+fn dc_api_summary(wallet_on: bool, signer: Option<&crate::dcapi::RequestSigner>) -> String {
+    match (wallet_on, signer) {
+        (false, None) => "Digital Credentials API: off (no wallet method on)".into(),
+        (false, Some(_)) => "Digital Credentials API: off (no wallet method on); \
+             the signing key and certificate are loaded but unused"
+            .into(),
+        (true, None) => "Digital Credentials API: on, unsigned requests \
+             (no --dc-api-signing-key: Google Wallet and Apple Wallet will not answer)"
+            .into(),
+        (true, Some(signer)) => format!(
+            "Digital Credentials API: on, signed requests, client_id {}, certificate valid until {}",
+            signer.client_id(),
+            crate::clock::rfc3339(signer.leaf_validity().1)
+        ),
+    }
 }
 
 /// Installs the SIGINT and SIGTERM handlers now (so a signal that arrives right after

@@ -28,6 +28,9 @@ pub enum KeyError {
 #[derive(Clone)]
 pub struct ResponseKey {
     secret: SecretKey,
+    /// Derived once: the JWK, the kid, the thumbprint and the COSE_Key all need it, and
+    /// each derivation is a scalar multiplication (the page shows them on every reload).
+    public: PublicKey,
 }
 
 impl std::fmt::Debug for ResponseKey {
@@ -42,9 +45,12 @@ impl std::fmt::Debug for ResponseKey {
 impl ResponseKey {
     /// A fresh key pair from `rng` (the server passes `rand::rngs::OsRng`).
     pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
-        ResponseKey {
-            secret: SecretKey::random(rng),
-        }
+        Self::from_secret(SecretKey::random(rng))
+    }
+
+    fn from_secret(secret: SecretKey) -> Self {
+        let public = secret.public_key();
+        ResponseKey { secret, public }
     }
 
     /// The key stored by [`ResponseKey::to_bytes`].
@@ -53,7 +59,7 @@ impl ResponseKey {
             return Err(KeyError::WrongLength);
         }
         SecretKey::from_slice(bytes)
-            .map(|secret| ResponseKey { secret })
+            .map(Self::from_secret)
             .map_err(|_| KeyError::OutOfRange)
     }
 
@@ -63,7 +69,7 @@ impl ResponseKey {
     }
 
     pub fn public_key(&self) -> PublicKey {
-        self.secret.public_key()
+        self.public
     }
 
     /// RFC 7638 SHA-256 thumbprint of the public key.

@@ -22,19 +22,20 @@
 //! ```
 //!
 //! Signed mode: [`RequestSigner::new`] (key + chain DER, leaf first; checks the key is
-//! the leaf's) makes R1 `openid4vp-v1-signed` (JWS ES256 over R1's data plus
+//! the leaf's; [`signer_from_pem`] reads them from their PEM files) makes R1 `openid4vp-v1-signed` (JWS ES256 over R1's data plus
 //! `client_id` `x509_hash:…` and `expected_origins`) and gives each docRequest of R2 a
 //! `readerAuth` over the Annex C SessionTranscript.
 //!
 //! Modules: [`jwk`] the key pair and its JWK, thumbprint and COSE_Key; [`jwe`] ECDH-ES +
 //! A128GCM; [`hpke`] RFC 9180 base mode, P-256/HKDF-SHA256/AES-128-GCM; [`transcript`]
 //! both SessionTranscripts; [`request`] R1 and R2; [`response`] both answers;
-//! [`signer`] the signing identity. Every error enum has one variant per fault, with a
+//! [`signer`] the signing identity and [`pem`] its files. Every error enum has one variant per fault, with a
 //! short message fit to show the visitor.
 
 pub mod hpke;
 pub mod jwe;
 pub mod jwk;
+pub mod pem;
 pub mod request;
 pub mod response;
 pub mod signer;
@@ -44,6 +45,7 @@ pub mod transcript;
 mod proptests;
 
 pub use jwk::{KeyError, ResponseKey};
+pub use pem::{signer_from_pem, SignerFileError};
 pub use request::{DcApiRequests, ItemRequest, RequestInputs};
 pub use response::{OpenId4VpAnswer, ResponseError};
 pub use signer::{RequestSigner, SignerError};

@@ -31,6 +31,8 @@ pub enum SignerError {
 pub struct RequestSigner {
     key: SigningKey,
     chain: Vec<Vec<u8>>,
+    /// The leaf's `notBefore` and `notAfter`, Unix seconds.
+    validity: (i64, i64),
 }
 
 impl std::fmt::Debug for RequestSigner {
@@ -49,11 +51,18 @@ impl RequestSigner {
             CertError::Malformed(why) | CertError::UnsupportedKey(why) => SignerError::BadLeaf(why),
         })?;
         match parsed.key {
-            EcKey::P256(ref public) if public == key.verifying_key() => {
-                Ok(RequestSigner { key, chain })
-            }
+            EcKey::P256(ref public) if public == key.verifying_key() => Ok(RequestSigner {
+                key,
+                chain,
+                validity: parsed.validity(),
+            }),
             _ => Err(SignerError::KeyMismatch),
         }
+    }
+
+    /// The leaf certificate's `notBefore` and `notAfter`, Unix seconds.
+    pub fn leaf_validity(&self) -> (i64, i64) {
+        self.validity
     }
 
     /// The chain, DER, leaf first.

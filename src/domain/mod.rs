@@ -1,5 +1,6 @@
 //! The rules of the product, free of I/O: identifiers, invites and their lifecycle,
-//! sites and credentials. Everything else depends on this module, never the reverse.
+//! sites and credentials. Everything else depends on this module, never the reverse
+//! (it uses only the clock's types and the pure key type of [`crate::dcapi`]).
 
 pub mod credential;
 pub mod idempotency;
@@ -14,7 +15,7 @@ pub use credential::{Password, PasswordDigest, Username, WebhookSecret};
 pub use idempotency::{BodyDigest, IdempotencyKey, IdempotentRequest};
 pub use invite::{CustomId, CustomIdError, InviteId, Status, VerifyError, VerifyTransition};
 pub use listing::{Cursor, ListQuery, PageSize};
-pub use presentation::{MinAge, PresentationRequest, VerifyMethod};
+pub use presentation::{DcApiSecrets, EncryptionNonce, MinAge, PresentationRequest, VerifyMethod};
 pub use site::{SiteId, SiteName, SiteUrl};
 pub use webhook::WebhookFormat;
 

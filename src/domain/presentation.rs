@@ -1,11 +1,16 @@
 //! The relying party's side of OpenID4VP 1.0 as the EU Age Verification profile uses it
 //! (interface §7): how a presentation request looks, how long it lives, and the
 //! authorization request URI a wallet opens. No I/O; the verification of an answer is
-//! in [`crate::mdoc`].
+//! in [`crate::mdoc`]. A request also keeps the secrets of the Digital Credentials API
+//! channel (interface §11); their cryptography is the pure [`crate::dcapi`].
 
 use std::fmt;
 
+use rand::rngs::OsRng;
+use rand::RngCore;
+
 use crate::clock::UnixTime;
+use crate::dcapi::ResponseKey;
 
 /// A request is live for 10 minutes from when it is first shown (or until answered).
 pub const REQUEST_LIFETIME_SECS: i64 = 10 * 60;
@@ -94,6 +99,9 @@ pub struct PresentationRequest {
     pub created_at: UnixTime,
     pub expires_at: UnixTime,
     pub answered_at: Option<UnixTime>,
+    /// What the DC API channel needs; `None` for a request an older release made (it is
+    /// given secrets when next shown) and once the request has been answered.
+    pub dc_api: Option<DcApiSecrets>,
 }
 
 impl PresentationRequest {
@@ -106,6 +114,7 @@ impl PresentationRequest {
             created_at: now,
             expires_at: now + REQUEST_LIFETIME_SECS,
             answered_at: None,
+            dc_api: Some(DcApiSecrets::generate()),
         }
     }
 
@@ -117,6 +126,58 @@ impl PresentationRequest {
     /// The age an answer must prove: the higher of the request's and the site's now.
     pub fn required_age(&self, site_now: MinAge) -> MinAge {
         self.min_age.max(site_now)
+    }
+}
+
+/// A live request's secrets for the Digital Credentials API (interface §11): its
+/// response-encryption key (the private half never leaves the server) and the random
+/// nonce of Annex C's `encryptionInfo`. Stored with the request, so every node rebuilds
+/// the same R1 and R2 from them on every reload.
+#[derive(Debug, Clone)]
+pub struct DcApiSecrets {
+    pub response_key: ResponseKey,
+    pub encryption_nonce: EncryptionNonce,
+}
+
+impl DcApiSecrets {
+    pub fn generate() -> Self {
+        Self {
+            response_key: ResponseKey::generate(&mut OsRng),
+            encryption_nonce: EncryptionNonce::generate(),
+        }
+    }
+}
+
+impl PartialEq for DcApiSecrets {
+    fn eq(&self, other: &Self) -> bool {
+        self.response_key.to_bytes() == other.response_key.to_bytes()
+            && self.encryption_nonce == other.encryption_nonce
+    }
+}
+
+impl Eq for DcApiSecrets {}
+
+/// Annex C's `encryptionInfo.nonce`: 16 to 64 bytes (ISO/IEC 18013-7 asks for at least
+/// 16); made with 16 random bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncryptionNonce(Vec<u8>);
+
+impl EncryptionNonce {
+    const MADE_LEN: usize = 16;
+
+    pub fn generate() -> Self {
+        let mut bytes = vec![0u8; Self::MADE_LEN];
+        OsRng.fill_bytes(&mut bytes);
+        Self(bytes)
+    }
+
+    /// Stored bytes; `None` outside 16..=64.
+    pub fn from_bytes(bytes: Vec<u8>) -> Option<Self> {
+        (16..=64).contains(&bytes.len()).then_some(Self(bytes))
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
     }
 }
 
@@ -139,8 +200,30 @@ pub fn dcql_query(min_age: MinAge) -> String {
     )
 }
 
+/// The DCQL credential id of the Proof of Age attestation: the key of the answer's
+/// `vp_token`.
+pub const CREDENTIAL_ID: &str = "proof_of_age";
+
+/// [`dcql_query`] as a JSON value (for the Digital Credentials API's R1).
+pub fn dcql_query_value(min_age: MinAge) -> serde_json::Value {
+    serde_json::json!({"credentials": [{
+        "id": CREDENTIAL_ID,
+        "format": "mso_mdoc",
+        "meta": {"doctype_value": "eu.europa.ec.av.1"},
+        "claims": [{"path": ["eu.europa.ec.av.1", min_age.claim()]}],
+    }]})
+}
+
 /// What the verifier supports; required for the `redirect_uri:` prefix (B.2.2).
 pub const CLIENT_METADATA: &str = r#"{"vp_formats_supported":{"mso_mdoc":{"issuerauth_alg_values":[-7],"deviceauth_alg_values":[-7]}}}"#;
+
+/// [`CLIENT_METADATA`] as a JSON value (R1's `client_metadata` adds to it).
+pub fn client_metadata_value() -> serde_json::Value {
+    serde_json::json!({"vp_formats_supported": {"mso_mdoc": {
+        "issuerauth_alg_values": [-7],
+        "deviceauth_alg_values": [-7],
+    }}})
+}
 
 /// The authorization request URI, by value and unsigned: `{scheme}://?…`.
 pub fn authorization_request_uri(
@@ -243,6 +326,30 @@ mod tests {
             metadata["vp_formats_supported"]["mso_mdoc"]["issuerauth_alg_values"],
             serde_json::json!([-7])
         );
+    }
+
+    #[test]
+    fn the_json_values_are_the_texts_of_the_link() {
+        for age in [8, 18, 99] {
+            let age = MinAge::new(age).unwrap();
+            let text: serde_json::Value = serde_json::from_str(&dcql_query(age)).unwrap();
+            assert_eq!(text, dcql_query_value(age));
+        }
+        let text: serde_json::Value = serde_json::from_str(CLIENT_METADATA).unwrap();
+        assert_eq!(text, client_metadata_value());
+    }
+
+    #[test]
+    fn each_request_has_its_own_dc_api_secrets() {
+        let a = PresentationRequest::new(MinAge::DEFAULT, 0);
+        let b = PresentationRequest::new(MinAge::DEFAULT, 0);
+        let (sa, sb) = (a.dc_api.expect("secrets"), b.dc_api.expect("secrets"));
+        assert_ne!(sa, sb);
+        assert_eq!(sa.encryption_nonce.as_bytes().len(), 16);
+        assert_ne!(sa.encryption_nonce, sb.encryption_nonce);
+        assert!(EncryptionNonce::from_bytes(vec![0; 15]).is_none());
+        assert!(EncryptionNonce::from_bytes(vec![0; 65]).is_none());
+        assert!(EncryptionNonce::from_bytes(vec![0; 16]).is_some());
     }
 
     #[test]

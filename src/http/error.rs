@@ -61,6 +61,16 @@ catalogue! {
     InvalidLimit = 40015, BAD_REQUEST, "limit must be a whole number from 1 to 500";
     InvalidCursor = 40016, BAD_REQUEST, "cursor is not one this server gave out";
     RepeatedParameter = 40017, BAD_REQUEST, "a query parameter appears more than once";
+    /// Digital Credentials API answers (interface §11); 40010 and 40011 apply to them too.
+    DcApiBodyInvalid = 40020, BAD_REQUEST, "the body must be a JSON object with the strings state and protocol, and data";
+    /// The message names the protocol.
+    DcApiUnknownProtocol = 40021, BAD_REQUEST, "presentation refused: unknown protocol";
+    /// The message names the reason, e.g. "presentation refused: the response is not encrypted (dc_api.jwt requires a JWE)".
+    DcApiResponseUnreadable = 40022, BAD_REQUEST, "presentation refused: the wallet's response cannot be opened";
+    /// The message carries the wallet's error code.
+    DcApiWalletError = 40023, BAD_REQUEST, "presentation refused: the wallet answered with an error";
+    /// The message names the credential.
+    DcApiUnrequestedCredential = 40024, BAD_REQUEST, "presentation refused: the response presents a credential that was not requested";
     MissingCredentials = 40101, UNAUTHORIZED, "credentials are required (HTTP Basic)";
     InvalidCredentials = 40102, UNAUTHORIZED, "the credentials are not valid";
     VerifierUnauthorized = 40103, UNAUTHORIZED, "a valid verifier bearer token is required";
@@ -91,6 +101,9 @@ pub enum ApiError {
     Unavailable(StoreError),
     /// A wallet's presentation failed a rule of interface §7; the message names which.
     Refused(crate::mdoc::PresentationError),
+    /// A Digital Credentials API answer could not be taken apart (interface §11); the
+    /// message names why.
+    DcApi(super::gateway::dc_api::DcApiRefusal),
     /// The site's requests exceed `--rate-limit`; a token is back after this long.
     RateLimited { retry_after_secs: u64 },
 }
@@ -102,6 +115,7 @@ impl ApiError {
             ApiError::Internal(_) => ErrorCode::Internal,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
             ApiError::Refused(_) => ErrorCode::PresentationRefused,
+            ApiError::DcApi(refusal) => refusal.code(),
             ApiError::RateLimited { .. } => ErrorCode::RateLimited,
         }
     }
@@ -109,8 +123,15 @@ impl ApiError {
     pub fn message(&self) -> String {
         match self {
             ApiError::Refused(reason) => format!("presentation refused: {reason}"),
+            ApiError::DcApi(refusal) => format!("presentation refused: {refusal}"),
             other => other.code().message().to_owned(),
         }
+    }
+}
+
+impl From<super::gateway::dc_api::DcApiRefusal> for ApiError {
+    fn from(refusal: super::gateway::dc_api::DcApiRefusal) -> Self {
+        ApiError::DcApi(refusal)
     }
 }
 
@@ -140,7 +161,10 @@ impl From<axum::extract::rejection::PathRejection> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match &self {
-            ApiError::Client(_) | ApiError::Refused(_) | ApiError::RateLimited { .. } => {}
+            ApiError::Client(_)
+            | ApiError::Refused(_)
+            | ApiError::DcApi(_)
+            | ApiError::RateLimited { .. } => {}
             ApiError::Internal(cause) => tracing::error!(error = %cause, "request failed"),
             ApiError::Unavailable(cause) => {
                 tracing::warn!(error = %cause, "dependency unavailable")

@@ -20,6 +20,7 @@ use axum::Router;
 use std::sync::Arc;
 use tokio::sync::Notify;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -45,6 +46,8 @@ pub struct App {
     pub deliveries: Arc<Notify>,
     /// Verification with the EU Age Verification app; `None` when not configured.
     pub eu_av: Option<openid4vp::EuAv>,
+    /// The Digital Credentials API channel, on whenever a wallet method is.
+    pub dc_api: gateway::dc_api::DcApi,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// `--rate-limit`: authenticated requests per second per site; `None` is no limit.
     pub rate_limiter: Option<crate::ratelimit::RateLimiter<crate::domain::SiteId>>,
@@ -125,8 +128,10 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(receipts::jwks))
         .routes(routes!(verifier::report_verification))
         .routes(routes!(gateway::show))
-        .routes(routes!(gateway::approve))
+        .routes(routes!(gateway::sandbox::approve))
         .routes(routes!(openid4vp::answer))
+        .routes(routes!(gateway::dc_api::answer))
+        .routes(routes!(gateway::dc_api::progress))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::openapi))
         .split_for_parts();
@@ -144,6 +149,8 @@ pub struct AppParts {
     pub verifier_token: Option<String>,
     pub deliveries: Arc<Notify>,
     pub eu_av: Option<openid4vp::EuAv>,
+    /// Signed Digital Credentials API requests (`--dc-api-signing-key`/`-cert`).
+    pub dc_api_signer: Option<crate::dcapi::RequestSigner>,
     pub rate_limit: u32,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Whether anyone reads the metrics (`--metrics-listen`); off, requests skip the
@@ -155,10 +162,12 @@ pub struct AppParts {
 pub fn router(parts: AppParts) -> Router {
     let (routes, api) = routes();
     let openapi_json = Bytes::from(api.to_json().expect("the OpenAPI document serializes"));
+    let public_url = parts.public_url.trim_end_matches('/').to_owned();
     let state = Arc::new(App {
         store: parts.store,
         clock: parts.clock,
-        public_url: parts.public_url.trim_end_matches('/').to_owned(),
+        dc_api: gateway::dc_api::DcApi::new(&public_url, parts.dc_api_signer),
+        public_url,
         verifier_token: parts.verifier_token.as_deref().map(PasswordDigest::of),
         credentials: auth::CredentialCache::new(),
         deliveries: parts.deliveries,
@@ -183,6 +192,9 @@ pub fn router(parts: AppParts) -> Router {
         routes
     };
     routes
+        // Pages and JSON, compressed for clients that ask (gzip, br). No page reflects
+        // what a request sent beside a secret, so BREACH has nothing to work with.
+        .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             // The path only: query strings and headers may carry customIds or secrets.
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path())

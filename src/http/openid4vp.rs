@@ -2,7 +2,8 @@
 //! offer on the pending page (a same-device link and a QR code of one authorization
 //! request URI) and the response endpoint the wallet posts to. The checks of a
 //! presentation are pure code in [`crate::mdoc`]; this module only wires them to HTTP
-//! and the store.
+//! and the store. What every transport shares (the invite an answer is for, and the
+//! acceptance) is here too; the Digital Credentials API's endpoint (§11) uses it.
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -35,6 +36,8 @@ pub struct WalletOffer {
     pub uri: String,
     /// The QR code as an inline SVG element (no script, no external resource).
     pub qr_svg: String,
+    /// The live request itself, for the Digital Credentials API's requests.
+    pub request: PresentationRequest,
 }
 
 /// The invite's live request (opening one if it has none) as a link and a QR code.
@@ -45,10 +48,11 @@ pub async fn offer(
 ) -> Result<WalletOffer, crate::store::StoreError> {
     let id = &gateway.invite.id;
     let now = state.clock.now();
-    // Reloads read; only the first visit (or one after 10 minutes) writes.
+    // Reloads read; only the first visit (or one after 10 minutes) writes, and a visit
+    // to a request an older release made without the DC API's secrets.
     let request = match state.store.live_request(id, now).await? {
-        Some(live) => live,
-        None => {
+        Some(live) if live.dc_api.is_some() => live,
+        _ => {
             let fresh = PresentationRequest::new(gateway.min_age, now);
             state.store.open_request(id, fresh).await?
         }
@@ -63,6 +67,7 @@ pub async fn offer(
     Ok(WalletOffer {
         qr_svg: qr_svg(&uri),
         uri,
+        request,
     })
 }
 
@@ -132,83 +137,157 @@ pub async fn answer(
     path: Result<Path<String>, PathRejection>,
     FormBody(form): FormBody,
 ) -> Result<Json<AnswerAccepted>, ApiError> {
-    let eu_av = state.eu_av.clone().ok_or(ErrorCode::EuAvDisabled)?;
-    let id = path
-        .ok()
-        .and_then(|Path(id)| InviteId::parse(&id))
-        .ok_or(ErrorCode::InviteNotFound)?;
-    let gateway = state
-        .store
-        .gateway_invite(&id)
-        .await?
-        .ok_or(ErrorCode::InviteNotFound)?;
-    let now = state.clock.now();
-    if gateway.invite.status_at(now) == Status::Expired {
-        return Err(ErrorCode::InviteExpired.into());
-    }
-    let count = |outcome: &str| state.metrics.presentation("eu-av", "openid4vp", outcome);
+    let answering = Answering::load(&state, path, Transport::OpenId4Vp).await?;
     let Some(answer) = WalletAnswer::from_form(&form) else {
-        count("malformed");
+        answering.count("malformed");
         return Err(ErrorCode::PresentationFormInvalid.into());
     };
-    let Some(request) = state
-        .store
-        .request(&id, &answer.state)
-        .await?
-        .filter(|r| r.is_live(now))
-    else {
-        count("not_live");
-        return Err(ErrorCode::PresentationStateNotLive.into());
-    };
-    let response_uri = presentation::response_uri(&state.gateway_url(&id));
+    let request = answering.live_request(&state, &answer.state).await?;
+    let response_uri = presentation::response_uri(&state.gateway_url(&answering.id));
     let client_id = presentation::client_id(&response_uri);
-    let expected = mdoc::Expected {
-        client_id: &client_id,
-        nonce: &request.nonce,
-        response_uri: &response_uri,
-        min_age: request.required_age(gateway.min_age).get(),
-        now,
-    };
-    let proof = mdoc::verify_vp_token(&answer.vp_token, &expected, &eu_av.trust_anchors).map_err(
-        |reason| {
-            tracing::info!(invite_id = %id, %reason, "presentation refused");
-            count(reason.outcome());
-            ApiError::Refused(reason)
-        },
+    let transcript = mdoc::session_transcript(&client_id, &request.nonce, &response_uri);
+    let proof = answering.check(
+        mdoc::device_response_bytes(&answer.vp_token)
+            .and_then(|bytes| answering.verify(&bytes, &request, &transcript)),
     )?;
-    let required = request.required_age(gateway.min_age);
-    let evidence = state.evidence(
-        required,
-        Some(Presented {
-            doc_type: mdoc::DOC_TYPE.to_owned(),
-            issuer_anchor: proof.issuer_anchor,
-            transport: Transport::OpenId4Vp,
-            nonce: request.nonce.clone(),
-        }),
-    );
-    match state
-        .store
-        .answer_request(&id, &answer.state, evidence, now)
-        .await?
-    {
-        AnswerOutcome::Verified(_) => {
-            count("accepted");
-            state.metrics.verified(crate::domain::VerifyMethod::EuAv);
-            tracing::info!(invite_id = %id, age_over = proof.age_over, "invite verified with the EU AV app");
-            state.deliveries.notify_one();
+    answering.accept(&state, &request, proof).await
+}
+
+/// An answer to one of an invite's presentation requests, by any transport, on its way
+/// through the rules every transport shares (interface §7).
+pub struct Answering {
+    pub eu_av: EuAv,
+    pub id: InviteId,
+    pub gateway: GatewayInvite,
+    pub now: crate::clock::UnixTime,
+    /// How the answer came: the receipt and the metrics say so.
+    pub transport: Transport,
+    metrics: Arc<crate::metrics::Metrics>,
+}
+
+impl Answering {
+    /// The invite the path names: 404 when the method is off or there is no such
+    /// invite, 409 when it has expired.
+    pub async fn load(
+        state: &AppState,
+        path: Result<Path<String>, PathRejection>,
+        transport: Transport,
+    ) -> Result<Self, ApiError> {
+        let eu_av = state.eu_av.clone().ok_or(ErrorCode::EuAvDisabled)?;
+        let id = path
+            .ok()
+            .and_then(|Path(id)| InviteId::parse(&id))
+            .ok_or(ErrorCode::InviteNotFound)?;
+        let gateway = state
+            .store
+            .gateway_invite(&id)
+            .await?
+            .ok_or(ErrorCode::InviteNotFound)?;
+        let now = state.clock.now();
+        if gateway.invite.status_at(now) == Status::Expired {
+            return Err(ErrorCode::InviteExpired.into());
         }
-        AnswerOutcome::AlreadyVerified(_) => count("accepted"),
-        AnswerOutcome::NotFound => return Err(ErrorCode::InviteNotFound.into()),
-        AnswerOutcome::Expired => return Err(ErrorCode::InviteExpired.into()),
-        // Another node accepted this state a moment ago: it is single-use.
-        AnswerOutcome::NotLive => {
-            count("not_live");
-            return Err(ErrorCode::PresentationStateNotLive.into());
-        }
+        Ok(Self {
+            eu_av,
+            id,
+            gateway,
+            now,
+            transport,
+            metrics: state.metrics.clone(),
+        })
     }
-    Ok(Json(AnswerAccepted {
-        redirect_uri: state.gateway_url(&id),
-    }))
+
+    /// Counts this answer in `agegate_presentations_total` (`accepted`, or a refusal's
+    /// word).
+    pub fn count(&self, outcome: &str) {
+        self.metrics
+            .presentation("eu-av", self.transport.as_str(), outcome);
+    }
+
+    /// The live request of this invite that `request_state` names.
+    pub async fn live_request(
+        &self,
+        state: &AppState,
+        request_state: &str,
+    ) -> Result<PresentationRequest, ApiError> {
+        let live = state
+            .store
+            .request(&self.id, request_state)
+            .await?
+            .filter(|r| r.is_live(self.now));
+        live.ok_or_else(|| {
+            self.count("not_live");
+            ErrorCode::PresentationStateNotLive.into()
+        })
+    }
+
+    /// Every check of §7 on the DeviceResponse, bound by `session_transcript`.
+    pub fn verify(
+        &self,
+        device_response: &[u8],
+        request: &PresentationRequest,
+        session_transcript: &[u8],
+    ) -> Result<mdoc::AgeProof, mdoc::PresentationError> {
+        let expected = mdoc::Expected {
+            session_transcript,
+            min_age: request.required_age(self.gateway.min_age).get(),
+            now: self.now,
+        };
+        mdoc::verify_device_response(device_response, &expected, &self.eu_av.trust_anchors)
+    }
+
+    /// A refusal, logged, as the API's error.
+    pub fn check<T>(&self, result: Result<T, mdoc::PresentationError>) -> Result<T, ApiError> {
+        result.map_err(|reason| {
+            tracing::info!(invite_id = %self.id, %reason, "presentation refused");
+            self.count(reason.outcome());
+            ApiError::Refused(reason)
+        })
+    }
+
+    /// A verified presentation: the request is used up and the invite verified, in one
+    /// transaction (single use across transports); 200 with where the visitor goes next.
+    pub async fn accept(
+        &self,
+        state: &AppState,
+        request: &PresentationRequest,
+        proof: mdoc::AgeProof,
+    ) -> Result<Json<AnswerAccepted>, ApiError> {
+        let id = &self.id;
+        let evidence = state.evidence(
+            request.required_age(self.gateway.min_age),
+            Some(Presented {
+                doc_type: mdoc::DOC_TYPE.to_owned(),
+                issuer_anchor: proof.issuer_anchor,
+                transport: self.transport,
+                nonce: request.nonce.clone(),
+            }),
+        );
+        let outcome = state
+            .store
+            .answer_request(id, &request.state, evidence, self.now)
+            .await?;
+        self.count(match outcome {
+            AnswerOutcome::Verified(_) | AnswerOutcome::AlreadyVerified(_) => "accepted",
+            AnswerOutcome::NotLive => "not_live",
+            AnswerOutcome::NotFound | AnswerOutcome::Expired => "invite_gone",
+        });
+        match outcome {
+            AnswerOutcome::Verified(_) => {
+                state.metrics.verified(crate::domain::VerifyMethod::EuAv);
+                tracing::info!(invite_id = %id, age_over = proof.age_over, "invite verified with a wallet");
+                state.deliveries.notify_one();
+            }
+            AnswerOutcome::AlreadyVerified(_) => {}
+            AnswerOutcome::NotFound => return Err(ErrorCode::InviteNotFound.into()),
+            AnswerOutcome::Expired => return Err(ErrorCode::InviteExpired.into()),
+            // Another node (or transport) accepted this state a moment ago: single use.
+            AnswerOutcome::NotLive => return Err(ErrorCode::PresentationStateNotLive.into()),
+        }
+        Ok(Json(AnswerAccepted {
+            redirect_uri: state.gateway_url(id),
+        }))
+    }
 }
 
 impl WalletAnswer {

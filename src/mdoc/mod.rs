@@ -1,6 +1,9 @@
 //! Verification of an EU Age Verification "Proof of Age" presentation: an ISO/IEC
 //! 18013-5 mdoc (doctype `eu.europa.ec.av.1`) delivered over OpenID4VP 1.0 with
-//! `direct_post` (interface §7). Pure: no I/O, no clock (the caller passes `now`).
+//! `direct_post` (interface §7, [`verify_vp_token`]) or through the Digital Credentials
+//! API (§11: the transport opens its envelope, then [`verify_device_response`]). Pure: no
+//! I/O, no clock (the caller passes `now`). The transport decides the SessionTranscript
+//! the device signature must cover; every other check is the same.
 //!
 //! Order of checks: envelope (vp_token JSON, base64url, CBOR) → DeviceResponse status
 //! and document choice → issuer (x5chain trust and validity, ES256 signature) → MSO
@@ -72,10 +75,10 @@ pub enum AnchorError {
 /// What the relying party asked for; the facts the presentation must be bound to.
 #[derive(Debug, Clone, Copy)]
 pub struct Expected<'a> {
-    /// `"redirect_uri:" + response_uri`.
-    pub client_id: &'a str,
-    pub nonce: &'a str,
-    pub response_uri: &'a str,
+    /// CBOR `SessionTranscript` of the transport the answer came by, which binds it to
+    /// this request: [`session_transcript`] for a redirect (OpenID4VP `direct_post`),
+    /// `crate::dcapi::transcript`'s for the Digital Credentials API.
+    pub session_transcript: &'a [u8],
     /// N of `age_over_NN`; a disclosed `age_over_M == true` with M ≥ N is accepted.
     pub min_age: u8,
     /// Unix seconds.
@@ -192,8 +195,22 @@ pub fn verify_vp_token(
     anchors: &TrustAnchors,
 ) -> Result<AgeProof, PresentationError> {
     let bytes = device_response_bytes(vp_token)?;
+    verify_device_response(&bytes, expected, anchors)
+}
+
+/// Verifies a DeviceResponse (CBOR, as the wallet sent it) against the request it
+/// answers: every check of interface §7, the device signature over
+/// `expected.session_transcript`.
+pub fn verify_device_response(
+    bytes: &[u8],
+    expected: &Expected<'_>,
+    anchors: &TrustAnchors,
+) -> Result<AgeProof, PresentationError> {
+    if bytes.len() > MAX_DEVICE_RESPONSE {
+        return Err(E::TooLarge);
+    }
     let response =
-        cbor::decode(&bytes).ok_or(E::MalformedDeviceResponse("not a single cbor data item"))?;
+        cbor::decode(bytes).ok_or(E::MalformedDeviceResponse("not a single cbor data item"))?;
     let response = cbor::as_map(&response).ok_or(E::MalformedDeviceResponse("DeviceResponse"))?;
 
     let status = cbor::get(response, "status")
@@ -223,7 +240,7 @@ pub fn verify_vp_token(
                 .ok_or(E::MalformedDeviceResponse("documents"))?;
             // The same document as received, by the same index: digests and the
             // device signature cover its bytes as sent, not a re-encoding.
-            let raw_doc = Raw::new(&bytes)
+            let raw_doc = Raw::new(bytes)
                 .and_then(|r| r.get("documents"))
                 .and_then(Raw::array_items)
                 .and_then(|docs| docs.get(i).copied())
@@ -238,8 +255,9 @@ pub fn verify_vp_token(
     }
 }
 
-/// The DeviceResponse bytes inside the vp_token, size-capped before decoding.
-fn device_response_bytes(vp_token: &str) -> Result<Vec<u8>, E> {
+/// The DeviceResponse bytes inside a `direct_post` vp_token (`{"proof_of_age":
+/// ["<base64url>"]}`), size-capped before decoding.
+pub fn device_response_bytes(vp_token: &str) -> Result<Vec<u8>, E> {
     if vp_token.len() > MAX_VP_TOKEN {
         return Err(E::TooLarge);
     }
@@ -347,9 +365,11 @@ fn verify_document(
     if device_signature.payload.is_some() {
         return Err(E::MalformedDeviceSignature("payload is not detached"));
     }
-    let transcript = session_transcript(expected.client_id, expected.nonce, expected.response_uri);
-    let signed =
-        transcript::device_authentication_bytes(&transcript, DOC_TYPE, device_namespaces.bytes());
+    let signed = transcript::device_authentication_bytes(
+        expected.session_transcript,
+        DOC_TYPE,
+        device_namespaces.bytes(),
+    );
     if !device_signature.verify(&mso.device_key, Some(&signed)) {
         return Err(E::DeviceSignatureInvalid);
     }

@@ -19,11 +19,13 @@ pub const RESPONSE_URI: &str = "https://gate.example/gateway/inv1/openid4vp";
 /// 2025-06-01T00:00:00Z.
 pub const NOW: i64 = 1_748_736_000;
 
+/// The redirect SessionTranscript of [`CLIENT_ID`], [`NONCE`] and [`RESPONSE_URI`].
+static TRANSCRIPT: std::sync::LazyLock<Vec<u8>> =
+    std::sync::LazyLock::new(|| super::session_transcript(CLIENT_ID, NONCE, RESPONSE_URI));
+
 pub fn expected(min_age: u8) -> Expected<'static> {
     Expected {
-        client_id: CLIENT_ID,
-        nonce: NONCE,
-        response_uri: RESPONSE_URI,
+        session_transcript: &TRANSCRIPT,
         min_age,
         now: NOW,
     }

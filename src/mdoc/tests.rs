@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use ciborium::Value;
 
-use super::testkit::{expected, Mint, Pki, RESPONSE_URI};
+use super::testkit::{self, expected, Mint, Pki, RESPONSE_URI};
 use super::*;
 
 pub(super) fn pki() -> &'static Pki {
@@ -269,5 +269,31 @@ fn wrong_doc_types_are_refused() {
     assert_eq!(
         verify(&mint, 18),
         Err(PresentationError::UnsupportedDigestAlgorithm)
+    );
+}
+
+/// The DC API's entry point: the DeviceResponse bytes and the transport's transcript.
+#[test]
+fn a_device_response_is_checked_against_the_transcript_it_is_given() {
+    let bytes = Mint::default().device_response(pki());
+    let redirect = session_transcript(testkit::CLIENT_ID, testkit::NONCE, RESPONSE_URI);
+    fn at(transcript: &[u8]) -> Expected<'_> {
+        Expected {
+            session_transcript: transcript,
+            ..expected(18)
+        }
+    }
+    assert_eq!(
+        verify_device_response(&bytes, &at(&redirect), &pki().anchors()).map(|p| p.age_over),
+        Ok(18)
+    );
+    let dc_api = crate::dcapi::transcript::openid4vp("https://gate.example", "n", &[0; 32]);
+    assert_eq!(
+        verify_device_response(&bytes, &at(&dc_api), &pki().anchors()),
+        Err(PresentationError::DeviceSignatureInvalid)
+    );
+    assert_eq!(
+        verify_device_response(&vec![0; 48 * 1024 + 1], &at(&redirect), &pki().anchors()),
+        Err(PresentationError::TooLarge)
     );
 }

@@ -139,6 +139,11 @@ impl ParsedCert {
         }
     }
 
+    /// `notBefore` and `notAfter`, Unix seconds.
+    pub(crate) fn validity(&self) -> (i64, i64) {
+        (self.not_before, self.not_after)
+    }
+
     fn check_validity(&self, now: i64, role: CertRole) -> Result<(), PresentationError> {
         if now < self.not_before {
             Err(PresentationError::CertificateNotYetValid(role))
@@ -159,12 +164,12 @@ fn tbs_bytes(der: &[u8]) -> der::Result<&[u8]> {
 }
 
 /// One PEM block: its label and DER contents, or why they cannot be read.
-type PemBlock = Result<(String, Vec<u8>), String>;
+pub(crate) type PemBlock = Result<(String, Vec<u8>), String>;
 
 /// The PEM blocks of `pem` as (label, DER) or why a block is unreadable. Lenient where
 /// hand-made bundles vary (line width, CRLF, surrounding text), strict where it matters
 /// (matching END label, valid base64).
-fn pem_blocks(pem: &str) -> Result<Vec<PemBlock>, AnchorError> {
+pub(crate) fn pem_blocks(pem: &str) -> Result<Vec<PemBlock>, AnchorError> {
     use base64::Engine;
     const STANDARD: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
         &base64::alphabet::STANDARD,

@@ -97,7 +97,7 @@ pub trait InviteStore: Send + Sync + 'static {
     ) -> StoreResult<VerifyOutcome>;
 }
 
-/// The gateway page and its presentation requests (interface §7).
+/// The gateway page and its presentation requests (interface §7 and §11).
 #[async_trait::async_trait]
 pub trait PresentationStore: Send + Sync + 'static {
     async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>>;
@@ -110,7 +110,8 @@ pub trait PresentationStore: Send + Sync + 'static {
     ) -> StoreResult<Option<PresentationRequest>>;
 
     /// Stores `fresh` unless the invite has a live request at `fresh.created_at` already;
-    /// returns the one that is live.
+    /// returns the one that is live. A live one without DC API secrets (made by an older
+    /// release) is given `fresh`'s, once: every node then shows the same.
     async fn open_request(
         &self,
         invite: &InviteId,
@@ -124,9 +125,9 @@ pub trait PresentationStore: Send + Sync + 'static {
         state: &str,
     ) -> StoreResult<Option<PresentationRequest>>;
 
-    /// After a presentation was verified: in one transaction, marks the request answered
-    /// (only if it is still live) and verifies the invite by `eu-av`, as
-    /// [`InviteStore::verify_invite`] does.
+    /// After a presentation was verified (by any transport): in one transaction, marks
+    /// the request answered (only if it is still live; its DC API secrets go) and
+    /// verifies the invite by `eu-av`, as [`InviteStore::verify_invite`] does.
     async fn answer_request(
         &self,
         invite: &InviteId,

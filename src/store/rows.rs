@@ -11,11 +11,12 @@ use super::{
     InviteRecord, ReceiptKeyRecord, ReceiptLookup, SiteRecord, StoreError, StoreResult,
 };
 use crate::clock::UnixMillis;
+use crate::dcapi::ResponseKey;
 use crate::domain::idempotency::RememberedKey;
 use crate::domain::webhook::{DeliveryState, EventId, EventType};
 use crate::domain::{
-    BodyDigest, InviteId, MinAge, PasswordDigest, PresentationRequest, SiteId, Status,
-    VerifyMethod, WebhookFormat, WebhookSecret,
+    BodyDigest, DcApiSecrets, EncryptionNonce, InviteId, MinAge, PasswordDigest,
+    PresentationRequest, SiteId, Status, VerifyMethod, WebhookFormat, WebhookSecret,
 };
 
 /// Typed access to one row's columns by position.
@@ -26,6 +27,7 @@ pub trait Columns {
     fn opt_int(&self, i: usize) -> StoreResult<Option<i64>>;
     fn boolean(&self, i: usize) -> StoreResult<bool>;
     fn bytes(&self, i: usize) -> StoreResult<Vec<u8>>;
+    fn opt_bytes(&self, i: usize) -> StoreResult<Option<Vec<u8>>>;
 }
 
 pub(crate) fn unreadable(i: usize, e: impl std::fmt::Display) -> StoreError {
@@ -165,7 +167,8 @@ pub fn credential_info(row: &dyn Columns) -> StoreResult<CredentialInfo> {
     })
 }
 
-pub const REQUEST_COLUMNS: &str = "state, nonce, min_age, created_at, expires_at, answered_at";
+pub const REQUEST_COLUMNS: &str =
+    "state, nonce, min_age, created_at, expires_at, answered_at, response_key, encryption_nonce";
 
 pub fn presentation_request(row: &dyn Columns) -> StoreResult<PresentationRequest> {
     Ok(PresentationRequest {
@@ -175,7 +178,28 @@ pub fn presentation_request(row: &dyn Columns) -> StoreResult<PresentationReques
         created_at: row.int(3)?,
         expires_at: row.int(4)?,
         answered_at: row.opt_int(5)?,
+        dc_api: dc_api_secrets(row, 6, 7)?,
     })
+}
+
+/// Both columns or neither; the key a valid P-256 scalar, the nonce 16 to 64 bytes.
+fn dc_api_secrets(
+    row: &dyn Columns,
+    key: usize,
+    nonce: usize,
+) -> StoreResult<Option<DcApiSecrets>> {
+    match (row.opt_bytes(key)?, row.opt_bytes(nonce)?) {
+        (None, None) => Ok(None),
+        (Some(k), Some(n)) => Ok(Some(DcApiSecrets {
+            response_key: ResponseKey::from_bytes(&k)
+                .map_err(|e| StoreError::Corrupt(format!("response key: {e}")))?,
+            encryption_nonce: EncryptionNonce::from_bytes(n)
+                .ok_or_else(|| StoreError::Corrupt("encryption nonce length".into()))?,
+        })),
+        _ => Err(StoreError::Corrupt(
+            "a request with only one of response_key and encryption_nonce".into(),
+        )),
+    }
 }
 
 /// A claimed event with its invite, from `webhook_events e JOIN invites i JOIN sites s`.

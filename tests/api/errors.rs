@@ -53,6 +53,21 @@ async fn oversized_bodies_are_413_json_on_every_route_that_reads_one() {
         .await
         .unwrap();
     assert_error(resp, 413, 41301).await;
+    // The wallet endpoints read theirs before anything else (interface §7, §11).
+    for (path, content_type) in [
+        ("dc-api", "application/json"),
+        ("openid4vp", "application/x-www-form-urlencoded"),
+    ] {
+        let resp = app
+            .client
+            .post(app.url(&format!("/gateway/AAAAAAAAAAAAAAAAAAAAAA/{path}")))
+            .header("content-type", content_type)
+            .body("x".repeat(65 * 1024))
+            .send()
+            .await
+            .unwrap();
+        assert_error(resp, 413, 41301).await;
+    }
 }
 
 #[test]

@@ -79,7 +79,8 @@ fn link_href(html: &str) -> String {
 }
 
 #[tokio::test]
-async fn the_pending_page_offers_the_request_as_a_link_and_a_qr_code_and_reloads_itself() {
+async fn the_pending_page_offers_the_request_as_a_link_and_a_qr_code_and_reloads_itself_without_script(
+) {
     let issuer = TestIssuer::new(T0);
     let app = eu_av_app(&issuer).await;
     let site = app.create_site().await;
@@ -100,13 +101,17 @@ async fn the_pending_page_offers_the_request_as_a_link_and_a_qr_code_and_reloads
         csp.starts_with("default-src 'none'"),
         "strict CSP kept: {csp}"
     );
-    assert!(!csp.contains("script-src"), "no script allowed: {csp}");
+    // Interface §11: the page's own script only, by its hash; the refresh is for pages
+    // without script (the script moves the page on itself; `dc_api.rs` tests it).
+    assert!(
+        csp.contains("script-src 'sha256-") && !csp.contains("unsafe"),
+        "only the page's own script: {csp}"
+    );
     let html = resp.text().await.unwrap();
     assert!(
-        html.contains(r#"<meta http-equiv="refresh" content="5">"#),
-        "reloads every 5 s"
+        html.contains(r#"<noscript><meta http-equiv="refresh" content="5"></noscript>"#),
+        "reloads every 5 s without script"
     );
-    assert!(!html.contains("<script"), "no JavaScript");
     assert!(
         html.contains(r#"id="eu-av-qr""#) && html.contains("<svg"),
         "QR code inline"

@@ -33,10 +33,10 @@ fn verifications_per_second_on_one_core() {
         .finish();
     let req = AuthorizationRequest::parse(&uri);
     let vp_token = issuer.vp_token(&req, &Presentation::for_request(&req, T0));
+    let transcript =
+        agegate::mdoc::session_transcript(&req.client_id, &req.nonce, &req.response_uri);
     let expected = Expected {
-        client_id: &req.client_id,
-        nonce: &req.nonce,
-        response_uri: &req.response_uri,
+        session_transcript: &transcript,
         min_age: 18,
         now: T0,
     };

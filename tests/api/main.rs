@@ -2,10 +2,16 @@
 
 mod auth;
 mod browser;
+mod browser_dc_api;
 mod browser_eu_av;
 mod cancel_erase;
 mod cli;
 mod create_invite;
+mod dc_api;
+mod dc_api_bench;
+mod dc_api_page;
+mod dc_api_rules;
+mod dc_api_signed;
 mod errors;
 mod eu_av;
 mod eu_av_bench;

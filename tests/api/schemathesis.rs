@@ -102,6 +102,18 @@ include-path = "/gateway/{{inviteId}}"
 include-method = "GET"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", 401, 403, 404, 409, 410, 429, "5xx"]
 
+# Interface §7 and §11: the wallets' endpoints refuse an answer to a request that is not
+# live (any generated state) with 400, however well-formed the body.
+[[operations]]
+include-path = "/gateway/{{inviteId}}/openid4vp"
+include-method = "POST"
+checks.positive_data_acceptance.expected-statuses = ["2xx", 400, 401, 403, 404, 409, 429, "5xx"]
+
+[[operations]]
+include-path = "/gateway/{{inviteId}}/dc-api"
+include-method = "POST"
+checks.positive_data_acceptance.expected-statuses = ["2xx", 400, 401, 403, 404, 409, 429, "5xx"]
+
 # Interface §8: an Idempotency-Key used in the last 24 hours with another body is 422.
 # Generated keys repeat (the same short strings come up again with other bodies), so the
 # valid request meets a key of an earlier one.
@@ -164,7 +176,23 @@ fn schemathesis_finds_nothing_with_every_check_on() {
     let st = schemathesis().unwrap_or_else(|why| panic!("{why}"));
     let (dir, db) = temp_db();
     let (site, _) = cli_site(&db, &[]);
-    let server = ServerProcess::start(&db, &["--verifier-token", VERIFIER_TOKEN]);
+    // With a wallet method on, so the wallets' endpoints (§7, §11) check what they get.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let anchors = dir.path().join("anchors.pem");
+    std::fs::write(&anchors, crate::wallet::TestIssuer::new(now).ca_pem).unwrap();
+    let anchors = anchors.to_str().unwrap();
+    let server = ServerProcess::start(
+        &db,
+        &[
+            "--verifier-token",
+            VERIFIER_TOKEN,
+            "--eu-av-trust-anchors",
+            anchors,
+        ],
+    );
     std::fs::write(dir.path().join("schemathesis.toml"), config(&site)).unwrap();
     let schema = format!("{}/v1/openapi.json", server.base);
     let started = Instant::now();

@@ -96,6 +96,28 @@ impl Session {
             .await
     }
 
+    /// Runs `script` (a function body) in the page with `args`; what it returns.
+    pub async fn execute(&self, script: &str, args: Value) -> Result<Value, String> {
+        self.post("/execute/sync", json!({ "script": script, "args": args }))
+            .await
+    }
+
+    /// Resizes the window (its outer size, in CSS pixels).
+    pub async fn set_window_size(&self, width: u32, height: u32) -> Result<(), String> {
+        let rect = json!({ "width": width, "height": height });
+        self.post("/window/rect", rect).await.map(drop)
+    }
+
+    /// A PNG of the viewport.
+    pub async fn screenshot(&self) -> Result<Vec<u8>, String> {
+        use base64::Engine;
+        let value = self.get("/screenshot").await?;
+        let text = value.as_str().ok_or("no screenshot")?;
+        base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_err(|e| format!("screenshot: {e}"))
+    }
+
     /// Ends the session, which quits its browser.
     pub async fn close(self) -> Result<(), String> {
         call(&self.http, reqwest::Method::DELETE, self.url.clone(), None)
@@ -122,6 +144,11 @@ impl Element<'_> {
             .get(&self.path(&format!("attribute/{name}")))
             .await?;
         Ok(value.as_str().map(str::to_owned))
+    }
+
+    pub async fn is_displayed(&self) -> Result<bool, String> {
+        let value = self.session.get(&self.path("displayed")).await?;
+        Ok(value.as_bool().unwrap_or(false))
     }
 
     pub async fn text(&self) -> Result<String, String> {

@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0003_lighter_inserts.sql"),
     include_str!("migrations/0004_health_probe.sql"),
     include_str!("migrations/0005_receipts.sql"),
+    include_str!("migrations/0006_dc_api.sql"),
 ];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).

@@ -1,11 +1,12 @@
-//! SQL of the OpenID4VP presentation requests (interface §7). A request made on one node
-//! can be shown again and answered on any other.
+//! SQL of the presentation requests (interface §7, and §11's secrets kept with them). A
+//! request made on one node can be shown again and answered on any other.
 
 use deadpool_postgres::{GenericClient, Object};
+use p256::elliptic_curve::zeroize::Zeroizing;
 
 use super::{execute, invites, may_be_stored, one};
 use crate::clock::UnixTime;
-use crate::domain::{InviteId, PresentationRequest};
+use crate::domain::{DcApiSecrets, InviteId, PresentationRequest};
 use crate::receipt::Evidence;
 use crate::store::rows::{self, REQUEST_COLUMNS};
 use crate::store::transitions::{self, AnswerStep};
@@ -41,8 +42,9 @@ pub async fn open(
     // An unknown invite is refused below by the foreign key, as SQLite refuses it.
     invites::locked(&tx, invite).await?;
     if let Some(existing) = live(&tx, invite, fresh.created_at).await? {
+        let live = complete(&tx, existing, fresh.dc_api).await?;
         tx.commit().await?;
-        return Ok(existing);
+        return Ok(live);
     }
     // Requests past their time are of no further use; keep only what is needed.
     execute(
@@ -52,11 +54,13 @@ pub async fn open(
         &[&invite.as_str(), &fresh.created_at],
     )
     .await?;
+    let (key, nonce) = secret_bytes(fresh.dc_api.as_ref());
     execute(
         &tx,
         "INSERT INTO presentation_requests
-             (state, invite_id, nonce, min_age, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6)",
+             (state, invite_id, nonce, min_age, created_at, expires_at,
+              response_key, encryption_nonce)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         &[
             &fresh.state,
             &invite.as_str(),
@@ -64,11 +68,44 @@ pub async fn open(
             &i64::from(fresh.min_age.get()),
             &fresh.created_at,
             &fresh.expires_at,
+            &key.as_ref().map(|k| k.as_slice()),
+            &nonce,
         ],
     )
     .await?;
     tx.commit().await?;
     Ok(fresh)
+}
+
+/// A live request that an older release made has no DC API secrets: it is given
+/// `secrets` (state and nonce stay, so a wallet that read its link still answers it).
+/// The caller holds the invite's lock, so nodes agree on which secrets it gets.
+async fn complete(
+    client: &impl GenericClient,
+    mut existing: PresentationRequest,
+    secrets: Option<DcApiSecrets>,
+) -> StoreResult<PresentationRequest> {
+    if existing.dc_api.is_some() || secrets.is_none() {
+        return Ok(existing);
+    }
+    let (key, nonce) = secret_bytes(secrets.as_ref());
+    execute(
+        client,
+        "UPDATE presentation_requests SET response_key = $2, encryption_nonce = $3
+         WHERE state = $1 AND response_key IS NULL",
+        &[&existing.state, &key.as_ref().map(|k| k.as_slice()), &nonce],
+    )
+    .await?;
+    existing.dc_api = secrets;
+    Ok(existing)
+}
+
+/// The columns `response_key` and `encryption_nonce` (the key wiped once written).
+fn secret_bytes(secrets: Option<&DcApiSecrets>) -> (Option<Zeroizing<[u8; 32]>>, Option<&[u8]>) {
+    (
+        secrets.map(|s| s.response_key.to_bytes()),
+        secrets.map(|s| s.encryption_nonce.as_bytes()),
+    )
 }
 
 pub async fn by_state(
@@ -125,10 +162,13 @@ pub async fn answer(
             AnswerOutcome::Verified(record)
         }
     };
-    // Single use: a replay of this state is refused from now on.
+    // Single use: a replay of this state is refused from now on. The response key has
+    // no further use: it goes now rather than with the row.
     execute(
         &tx,
-        "UPDATE presentation_requests SET answered_at = $2 WHERE state = $1",
+        "UPDATE presentation_requests
+         SET answered_at = $2, response_key = NULL, encryption_nonce = NULL
+         WHERE state = $1",
         &[&state, &now],
     )
     .await?;

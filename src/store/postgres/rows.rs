@@ -34,4 +34,7 @@ impl Columns for tokio_postgres::Row {
     fn bytes(&self, i: usize) -> StoreResult<Vec<u8>> {
         self.try_get(i).map_err(|e| unreadable(i, e))
     }
+    fn opt_bytes(&self, i: usize) -> StoreResult<Option<Vec<u8>>> {
+        self.try_get(i).map_err(|e| unreadable(i, e))
+    }
 }

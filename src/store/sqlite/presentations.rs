@@ -1,11 +1,12 @@
-//! SQL of the OpenID4VP presentation requests (interface §7). Every function runs
-//! inside the caller's transaction.
+//! SQL of the presentation requests (interface §7, and §11's secrets kept with them).
+//! Every function runs inside the caller's transaction.
 
+use p256::elliptic_curve::zeroize::Zeroizing;
 use rusqlite::{params, Connection};
 
 use super::{changes, invites, one};
 use crate::clock::UnixTime;
-use crate::domain::{InviteId, PresentationRequest};
+use crate::domain::{DcApiSecrets, InviteId, PresentationRequest};
 use crate::receipt::Evidence;
 use crate::store::rows::{self, REQUEST_COLUMNS};
 use crate::store::transitions::{self, AnswerStep};
@@ -37,7 +38,7 @@ pub fn open(
     fresh: PresentationRequest,
 ) -> StoreResult<PresentationRequest> {
     if let Some(existing) = live(conn, invite, fresh.created_at)? {
-        return Ok(existing);
+        return complete(conn, existing, fresh.dc_api);
     }
     // Requests past their time are of no further use; keep only what is needed.
     conn.prepare_cached(
@@ -45,10 +46,12 @@ pub fn open(
          WHERE invite_id = ?1 AND expires_at <= ?2 AND answered_at IS NULL",
     )?
     .execute(params![invite.as_str(), fresh.created_at])?;
+    let (key, nonce) = secret_bytes(fresh.dc_api.as_ref());
     conn.prepare_cached(
         "INSERT INTO presentation_requests
-             (state, invite_id, nonce, min_age, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+             (state, invite_id, nonce, min_age, created_at, expires_at,
+              response_key, encryption_nonce)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
         fresh.state,
@@ -56,9 +59,43 @@ pub fn open(
         fresh.nonce,
         fresh.min_age.get(),
         fresh.created_at,
-        fresh.expires_at
+        fresh.expires_at,
+        key.as_ref().map(|k| k.as_slice()),
+        nonce
     ])?;
     Ok(fresh)
+}
+
+/// A live request that an older release made has no DC API secrets: it is given
+/// `secrets` (state and nonce stay, so a wallet that read its link still answers it).
+fn complete(
+    conn: &Connection,
+    mut existing: PresentationRequest,
+    secrets: Option<DcApiSecrets>,
+) -> StoreResult<PresentationRequest> {
+    if existing.dc_api.is_some() || secrets.is_none() {
+        return Ok(existing);
+    }
+    let (key, nonce) = secret_bytes(secrets.as_ref());
+    conn.prepare_cached(
+        "UPDATE presentation_requests SET response_key = ?2, encryption_nonce = ?3
+         WHERE state = ?1 AND response_key IS NULL",
+    )?
+    .execute(params![
+        existing.state,
+        key.as_ref().map(|k| k.as_slice()),
+        nonce
+    ])?;
+    existing.dc_api = secrets;
+    Ok(existing)
+}
+
+/// The columns `response_key` and `encryption_nonce` (the key wiped once written).
+fn secret_bytes(secrets: Option<&DcApiSecrets>) -> (Option<Zeroizing<[u8; 32]>>, Option<&[u8]>) {
+    (
+        secrets.map(|s| s.response_key.to_bytes()),
+        secrets.map(|s| s.encryption_nonce.as_bytes()),
+    )
 }
 
 pub fn by_state(
@@ -94,8 +131,13 @@ pub fn answer(
             AnswerOutcome::Verified(record)
         }
     };
-    // Single use: a replay of this state is refused from now on.
-    conn.prepare_cached("UPDATE presentation_requests SET answered_at = ?2 WHERE state = ?1")?
-        .execute(params![state, now])?;
+    // Single use: a replay of this state is refused from now on. The response key has
+    // no further use: it goes now rather than with the row.
+    conn.prepare_cached(
+        "UPDATE presentation_requests
+         SET answered_at = ?2, response_key = NULL, encryption_nonce = NULL
+         WHERE state = ?1",
+    )?
+    .execute(params![state, now])?;
     Ok(outcome)
 }

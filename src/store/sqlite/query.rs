@@ -60,4 +60,7 @@ impl Columns for rusqlite::Row<'_> {
     fn bytes(&self, i: usize) -> StoreResult<Vec<u8>> {
         self.get(i).map_err(|e| unreadable(i, e))
     }
+    fn opt_bytes(&self, i: usize) -> StoreResult<Option<Vec<u8>>> {
+        self.get(i).map_err(|e| unreadable(i, e))
+    }
 }

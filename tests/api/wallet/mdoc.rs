@@ -2,10 +2,9 @@
 //! deviceSigned parts (ISO/IEC 18013-5 §8.3.2.1.2, §9.1.2, §9.1.3).
 
 use super::encode::{
-    cbor, cose_key, cose_sign1, flip_signature_bit, map, session_transcript, sha256, tag24, tdate,
-    text,
+    cbor, cose_key, cose_sign1, flip_signature_bit, map, sha256, tag24, tdate, text,
 };
-use super::{AuthorizationRequest, Presentation, TestIssuer};
+use super::{Presentation, TestIssuer};
 use ciborium::Value;
 use p256::ecdsa::SigningKey;
 use rand::seq::SliceRandom as _;
@@ -15,8 +14,9 @@ use rand::Rng as _;
 type Splices = Vec<(Vec<u8>, Vec<u8>)>;
 
 impl TestIssuer {
-    /// The DeviceResponse, and byte replacements (preferred → sent) still to apply.
-    pub(super) fn build(&self, req: &AuthorizationRequest, p: &Presentation) -> (Value, Splices) {
+    /// The DeviceResponse whose device signature covers `transcript` (a
+    /// SessionTranscript), and byte replacements (preferred → sent) still to apply.
+    pub(super) fn build(&self, transcript: Value, p: &Presentation) -> (Value, Splices) {
         let mut rng = rand::thread_rng();
 
         // IssuerSignedItems: the disclosed claims, plus undisclosed ones whose digests the
@@ -141,12 +141,9 @@ impl TestIssuer {
             )]
         };
         let device_name_spaces = tag24(&Value::Map(device_claims));
-        let client_id = p.client_id.as_deref().unwrap_or(&req.client_id);
-        let nonce = p.nonce.as_deref().unwrap_or(&req.nonce);
-        let response_uri = p.response_uri.as_deref().unwrap_or(&req.response_uri);
         let device_auth = Value::Array(vec![
             text("DeviceAuthentication"),
-            session_transcript(client_id, nonce, None, response_uri),
+            transcript,
             text(&p.doc_type),
             device_name_spaces.clone(),
         ]);

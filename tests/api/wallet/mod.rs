@@ -1,4 +1,5 @@
-//! A test wallet that plays the EU Age Verification app (interface §7).
+//! A test wallet that plays the EU Age Verification app (interface §7), by link and QR
+//! code or through the browser's Digital Credentials API (§11, [`dc_api`]).
 //!
 //! It mints a CA (the trust anchor), a document-signer certificate, a device key and a
 //! Proof of Age mdoc (ISO/IEC 18013-5, doctype and namespace `eu.europa.ec.av.1`), reads an
@@ -11,6 +12,8 @@
 
 #![allow(dead_code)]
 
+mod dc_api;
+mod dc_tests;
 mod encode;
 mod mdoc;
 mod mint;
@@ -25,6 +28,10 @@ use ciborium::Value;
 use p256::ecdsa::SigningKey;
 use std::sync::Arc;
 
+pub use dc_api::{
+    annex_c_response, dc_annex_c_transcript, dc_openid4vp_transcript, get as cbor_get,
+    int_key as cbor_int_key, jwk_thumbprint, untag24, DcAnswer, DcApiPage,
+};
 pub use encode::{cbor, rfc3339, session_transcript, sha256, sig_structure};
 pub use request::{html_unescape, AuthorizationRequest};
 
@@ -61,7 +68,13 @@ pub struct TestIssuer {
 impl TestIssuer {
     /// The DeviceResponse, CBOR-encoded (for tests that mutate the bytes themselves).
     pub fn device_response_cbor(&self, req: &AuthorizationRequest, p: &Presentation) -> Vec<u8> {
-        let (value, splices) = self.build(req, p);
+        self.device_response_cbor_over(redirect_transcript(req, p), p)
+    }
+
+    /// The DeviceResponse, CBOR-encoded, its device signature over `transcript` (any
+    /// SessionTranscript: the Digital Credentials API's, say).
+    pub fn device_response_cbor_over(&self, transcript: Value, p: &Presentation) -> Vec<u8> {
+        let (value, splices) = self.build(transcript, p);
         let mut out = cbor(&value);
         // Items sent with a non-preferred header: no enclosing bstr holds them, so
         // swapping their bytes leaves every other length intact.
@@ -105,8 +118,17 @@ impl TestIssuer {
     /// The DeviceResponse as a CBOR value (`long_item_header` cannot show in a value:
     /// only `device_response_cbor` applies it).
     pub fn device_response_value(&self, req: &AuthorizationRequest, p: &Presentation) -> Value {
-        self.build(req, p).0
+        self.build(redirect_transcript(req, p), p).0
     }
+}
+
+/// The redirect SessionTranscript the device signs for `req` (OpenID4VP 1.0 B.2.6.1),
+/// with the knobs' overrides.
+fn redirect_transcript(req: &AuthorizationRequest, p: &Presentation) -> Value {
+    let client_id = p.client_id.as_deref().unwrap_or(&req.client_id);
+    let nonce = p.nonce.as_deref().unwrap_or(&req.nonce);
+    let response_uri = p.response_uri.as_deref().unwrap_or(&req.response_uri);
+    session_transcript(client_id, nonce, None, response_uri)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -215,6 +237,16 @@ impl Presentation {
     pub fn for_request(req: &AuthorizationRequest, now: i64) -> Self {
         Presentation {
             claims: vec![(req.requested_claim.clone(), Value::Bool(true))],
+            valid_from: now - DAY,
+            valid_until: now + 90 * DAY,
+            ..Default::default()
+        }
+    }
+
+    /// A valid answer asking for `claim` (e.g. `age_over_18`) at `now`.
+    pub fn for_claim(claim: &str, now: i64) -> Self {
+        Presentation {
+            claims: vec![(claim.to_owned(), Value::Bool(true))],
             valid_from: now - DAY,
             valid_until: now + 90 * DAY,
             ..Default::default()

@@ -14,11 +14,11 @@ fn wallet_and_verifier_agree() {
     let issuer = TestIssuer::new(T);
     let anchors = TrustAnchors::from_pem(&issuer.ca_pem).unwrap();
     let req = sample_request();
+    let transcript =
+        agegate::mdoc::session_transcript(&req.client_id, &req.nonce, &req.response_uri);
     let verify = |issuer: &TestIssuer, p: &Presentation, min_age: u8, now: i64| {
         let expected = Expected {
-            client_id: &req.client_id,
-            nonce: &req.nonce,
-            response_uri: &req.response_uri,
+            session_transcript: &transcript,
             min_age,
             now,
         };
@@ -375,10 +375,10 @@ fn wallet_verifier_hashes_items_as_received() {
     };
     let raw = issuer.device_response_cbor(&req, &p);
     assert!(raw.windows(3).any(|w| w == [0xd8, 0x18, 0x5a]));
+    let transcript =
+        agegate::mdoc::session_transcript(&req.client_id, &req.nonce, &req.response_uri);
     let expected = Expected {
-        client_id: &req.client_id,
-        nonce: &req.nonce,
-        response_uri: &req.response_uri,
+        session_transcript: &transcript,
         min_age: 18,
         now: T,
     };

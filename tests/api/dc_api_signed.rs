@@ -1,0 +1,352 @@
+//! Signed Digital Credentials API requests (interface §11, `--dc-api-signing-key` and
+//! `--dc-api-signing-cert`): R1 is a JWS request object by the leaf with `x5c`, an
+//! `x509_hash` client_id and `expected_origins`; each docRequest of R2 carries
+//! `readerAuth` over ReaderAuthenticationBytes. Both are verified here as a wallet would,
+//! independently of `agegate::dcapi`. A key and chain that cannot sign stop the server.
+
+use crate::dc_api::DcCase;
+use crate::helpers::{agegate, temp_db, SiteOptions, T0};
+use crate::wallet::{
+    cbor, cbor_get, cbor_int_key, dc_annex_c_transcript, sha256, sig_structure, untag24, DcAnswer,
+    TestIssuer,
+};
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::Engine as _;
+use ciborium::Value;
+use p256::ecdsa::signature::Verifier as _;
+use p256::ecdsa::{Signature, VerifyingKey};
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+
+const DAY: i64 = 86_400;
+
+/// A verifier's signing identity: a CA and a leaf it issued, valid over `[from, until]`.
+struct Identity {
+    leaf_der: Vec<u8>,
+    ca_der: Vec<u8>,
+    key_pem: String,
+    chain_pem: String,
+}
+
+impl Identity {
+    fn new(from: i64, until: i64) -> Self {
+        let at =
+            |t: i64| rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(t as u64);
+        let ca_key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+        let mut ca = rcgen::CertificateParams::new(vec![]).unwrap();
+        ca.distinguished_name
+            .push(rcgen::DnType::CommonName, "agegate test reader CA");
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca.not_before = at(from - DAY);
+        ca.not_after = at(until + DAY);
+        let ca = ca.self_signed(&ca_key).unwrap();
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+        let mut leaf = rcgen::CertificateParams::new(vec!["age.example".into()]).unwrap();
+        leaf.not_before = at(from);
+        leaf.not_after = at(until);
+        let leaf = leaf.signed_by(&key, &ca, &ca_key).unwrap();
+        Identity {
+            leaf_der: leaf.der().to_vec(),
+            ca_der: ca.der().to_vec(),
+            key_pem: key.serialize_pem(),
+            chain_pem: format!("{}{}", leaf.pem(), ca.pem()),
+        }
+    }
+
+    /// Writes the key and chain into `dir`: (key path, cert path).
+    fn files(&self, dir: &Path) -> (PathBuf, PathBuf) {
+        let (key, cert) = (dir.join("reader-key.pem"), dir.join("reader-chain.pem"));
+        std::fs::write(&key, &self.key_pem).unwrap();
+        std::fs::write(&cert, &self.chain_pem).unwrap();
+        (key, cert)
+    }
+}
+
+/// A signed-mode server at T0 trusting `issuer`, and an invite's page on it.
+async fn signed_case(identity: &Identity) -> DcCase {
+    let issuer = TestIssuer::new(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let (key, cert) = identity.files(dir.path());
+    let signer = agegate::config::load_dc_api_signer(&key, &cert, T0).expect("a valid identity");
+    let anchors = agegate::mdoc::TrustAnchors::from_pem(&issuer.ca_pem).unwrap();
+    let app = crate::helpers::spawn_app_with(|s| {
+        s.eu_av = Some(agegate::config::EuAv {
+            trust_anchors: std::sync::Arc::new(anchors),
+            wallet_scheme: "av".into(),
+        });
+        s.dc_api_signer = Some(signer);
+    })
+    .await;
+    DcCase::on(issuer, app, SiteOptions::default()).await
+}
+
+fn leaf_key(der: &[u8]) -> VerifyingKey {
+    use x509_cert::der::Decode as _;
+    let cert = x509_cert::Certificate::from_der(der).unwrap();
+    let spki = &cert.tbs_certificate.subject_public_key_info;
+    VerifyingKey::from_sec1_bytes(spki.subject_public_key.raw_bytes()).unwrap()
+}
+
+#[tokio::test]
+async fn signed_r1_is_a_jws_by_the_leaf_with_x5c_an_x509_hash_client_id_and_expected_origins() {
+    let id = Identity::new(T0 - 30 * DAY, T0 + 365 * DAY);
+    let c = signed_case(&id).await;
+    let r1 = &c.page.requests()[0];
+    assert_eq!(r1["protocol"], "openid4vp-v1-signed");
+    assert_eq!(
+        r1["data"].as_object().unwrap().len(),
+        1,
+        "only the request: {r1}"
+    );
+    let jws = r1["data"]["request"].as_str().unwrap();
+    let parts: Vec<&str> = jws.split('.').collect();
+    assert_eq!(parts.len(), 3);
+    let header: Json = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[0]).unwrap()).unwrap();
+    assert_eq!(header["alg"], "ES256");
+    assert_eq!(header["typ"], "oauth-authz-req+jwt");
+    let x5c: Vec<Vec<u8>> = header["x5c"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| STANDARD.decode(c.as_str().unwrap()).unwrap())
+        .collect();
+    assert_eq!(
+        x5c,
+        [id.leaf_der.clone(), id.ca_der.clone()],
+        "the chain, leaf first"
+    );
+    let signature = Signature::from_slice(&URL_SAFE_NO_PAD.decode(parts[2]).unwrap()).unwrap();
+    let input = format!("{}.{}", parts[0], parts[1]);
+    assert!(leaf_key(&x5c[0])
+        .verify(input.as_bytes(), &signature)
+        .is_ok());
+
+    let payload = c.page.r1().params;
+    let hash = URL_SAFE_NO_PAD.encode(sha256(&id.leaf_der));
+    assert_eq!(payload["client_id"], format!("x509_hash:{hash}"));
+    assert_eq!(payload["expected_origins"], json!([c.origin()]));
+    assert_eq!(payload["response_mode"], "dc_api.jwt");
+    assert_eq!(payload["response_type"], "vp_token");
+    assert!(payload["client_metadata"]["jwks"]["keys"][0]["kid"].is_string());
+    let link = crate::eu_av::request_on_page(&c.app, &c.url).await;
+    assert_eq!(payload["nonce"], link.nonce.as_str());
+    assert_eq!(payload["dcql_query"], link.dcql_query);
+}
+
+#[tokio::test]
+async fn signed_r2_carries_reader_auth_by_the_leaf_over_reader_authentication_bytes() {
+    let id = Identity::new(T0 - 30 * DAY, T0 + 365 * DAY);
+    let c = signed_case(&id).await;
+    let r2 = c.page.r2();
+    let doc_requests = cbor_get(&r2.device_request, "docRequests")
+        .as_array()
+        .unwrap();
+    assert_eq!(doc_requests.len(), 1);
+    let doc_request = &doc_requests[0];
+    let items_request = cbor_get(doc_request, "itemsRequest");
+    assert!(!untag24(items_request).is_empty());
+    let reader_auth = cbor_get(doc_request, "readerAuth").as_array().unwrap();
+    assert_eq!(reader_auth.len(), 4, "COSE_Sign1, untagged");
+    let protected = reader_auth[0].as_bytes().unwrap();
+    let alg: Value = ciborium::from_reader(&protected[..]).unwrap();
+    assert_eq!(cbor_int_key(&alg, 1), &Value::Integer((-7).into()), "ES256");
+    let chain = match cbor_int_key(&reader_auth[1], 33) {
+        Value::Array(certs) => certs
+            .iter()
+            .map(|c| c.as_bytes().unwrap().clone())
+            .collect(),
+        Value::Bytes(one) => vec![one.clone()],
+        other => panic!("x5chain {other:?}"),
+    };
+    assert_eq!(chain, [id.leaf_der.clone(), id.ca_der.clone()]);
+    assert_eq!(reader_auth[2], Value::Null, "detached payload");
+
+    // ReaderAuthenticationBytes = #6.24(bstr .cbor ["ReaderAuthentication",
+    // SessionTranscript, ItemsRequestBytes]), the transcript Annex C's for this page.
+    let transcript = dc_annex_c_transcript(&r2.encryption_info, &c.origin());
+    let reader_authentication = Value::Array(vec![
+        Value::Text("ReaderAuthentication".into()),
+        transcript,
+        items_request.clone(),
+    ]);
+    let payload = cbor(&Value::Tag(
+        24,
+        Box::new(Value::Bytes(cbor(&reader_authentication))),
+    ));
+    let signature = Signature::from_slice(reader_auth[3].as_bytes().unwrap()).unwrap();
+    assert!(leaf_key(&chain[0])
+        .verify(&sig_structure(protected, &payload), &signature)
+        .is_ok());
+}
+
+#[tokio::test]
+async fn signed_requests_are_answered_and_checked_as_unsigned_ones() {
+    let id = Identity::new(T0 - 30 * DAY, T0 + 365 * DAY);
+    let c = signed_case(&id).await;
+    let other_origin = DcAnswer {
+        origin: Some("https://evil.example".into()),
+        ..Default::default()
+    };
+    let refused = crate::helpers::assert_error(
+        c.post(&c.r1_body(&c.valid(), &other_origin)).await,
+        400,
+        40010,
+    )
+    .await;
+    assert!(refused["message"]
+        .as_str()
+        .unwrap()
+        .contains("device signature"));
+    let body = c.r1_body(&c.valid(), &DcAnswer::default());
+    assert_eq!(body["protocol"], "openid4vp-v1-signed");
+    assert_eq!(c.post(&body).await.status(), 200);
+    assert_eq!(c.status().await, "verified");
+
+    let c = signed_case(&id).await;
+    assert_eq!(
+        c.post(&c.r2_body(&c.valid(), &DcAnswer::default()))
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(c.status().await, "verified");
+}
+
+/// `agegate serve` with these extra arguments and nothing to listen on for long: its
+/// exit status and stderr.
+fn serve(extra: &[&std::ffi::OsStr]) -> (bool, String) {
+    let (_dir, db) = temp_db();
+    let issuer = TestIssuer::new(now());
+    let anchors = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(anchors.path(), &issuer.ca_pem).unwrap();
+    let mut child = agegate()
+        .arg("--database-url")
+        .arg(&db.url)
+        .args(["serve", "--listen", "127.0.0.1:0", "--eu-av-trust-anchors"])
+        .arg(anchors.path())
+        .args(extra)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A server that started would run until stopped: give it a moment, then stop it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), String::from_utf8(out.stderr).unwrap())
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+#[test]
+fn a_key_and_chain_that_cannot_sign_stop_the_server_with_one_line_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let t = now();
+    let good = Identity::new(t - 30 * DAY, t + 365 * DAY);
+    let key = write("key.pem", &good.key_pem);
+    let chain = write("chain.pem", &good.chain_pem);
+    let other = write("other-key.pem", &Identity::new(t - DAY, t + DAY).key_pem);
+    let expired = Identity::new(t - 30 * DAY, t - DAY);
+    let expired_key = write("expired-key.pem", &expired.key_pem);
+    let expired_chain = write("expired-chain.pem", &expired.chain_pem);
+    let future = Identity::new(t + DAY, t + 30 * DAY);
+    let future_key = write("future-key.pem", &future.key_pem);
+    let future_chain = write("future-chain.pem", &future.chain_pem);
+    let garbage = write("garbage.pem", "not a PEM file");
+    let missing = dir.path().join("missing.pem");
+
+    let flag_key = std::ffi::OsStr::new("--dc-api-signing-key");
+    let flag_cert = std::ffi::OsStr::new("--dc-api-signing-cert");
+    let cases: Vec<(&Path, &Path, &Path, &str)> = vec![
+        (&other, &chain, &other, "does not match"),
+        (
+            &expired_key,
+            &expired_chain,
+            &expired_chain,
+            "not valid now",
+        ),
+        (&future_key, &future_chain, &future_chain, "not valid now"),
+        (&garbage, &chain, &garbage, "no PRIVATE KEY"),
+        (&key, &garbage, &garbage, "no CERTIFICATE"),
+        (&missing, &chain, &missing, "cannot read"),
+        (&key, &missing, &missing, "cannot read"),
+    ];
+    for (key_path, cert_path, at_fault, says) in cases {
+        let (ok, stderr) = serve(&[
+            flag_key,
+            key_path.as_os_str(),
+            flag_cert,
+            cert_path.as_os_str(),
+        ]);
+        assert!(
+            !ok,
+            "{} / {} must stop the server",
+            key_path.display(),
+            cert_path.display()
+        );
+        let lines: Vec<_> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "one line: {stderr}");
+        assert!(
+            lines[0].contains(&at_fault.display().to_string()),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[0].contains(says), "{} says {says}", lines[0]);
+    }
+    // One flag without the other.
+    for (flag, path) in [(flag_key, &key), (flag_cert, &chain)] {
+        let (ok, stderr) = serve(&[flag, path.as_os_str()]);
+        assert!(!ok);
+        let lines: Vec<_> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "one line: {stderr}");
+        assert!(lines[0].contains("--dc-api-signing-"), "{}", lines[0]);
+    }
+}
+
+#[test]
+fn with_a_valid_signing_identity_the_server_starts_and_says_requests_are_signed() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = now();
+    let (key, cert) = Identity::new(t - DAY, t + 90 * DAY).files(dir.path());
+    let (_db_dir, db) = temp_db();
+    let issuer = TestIssuer::new(t);
+    let anchors = dir.path().join("anchors.pem");
+    std::fs::write(&anchors, &issuer.ca_pem).unwrap();
+    let mut child = agegate()
+        .arg("--database-url")
+        .arg(&db.url)
+        .arg("serve")
+        .env("AGEGATE_LISTEN", "127.0.0.1:0")
+        .env("AGEGATE_EU_AV_TRUST_ANCHORS", &anchors)
+        .env("AGEGATE_DC_API_SIGNING_KEY", &key)
+        .env("AGEGATE_DC_API_SIGNING_CERT", &cert)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::BufRead as _;
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let said = stderr
+        .lines()
+        .map_while(Result::ok)
+        .take(6)
+        .find(|l| l.contains("Digital Credentials API"));
+    let _ = child.kill();
+    let _ = child.wait();
+    let said = said.expect("a start-up line about the DC API");
+    assert!(
+        said.contains("signed requests, client_id x509_hash:"),
+        "{said}"
+    );
+}
