@@ -171,6 +171,39 @@ mod tests {
         assert_eq!(v, 5, "nothing of the migration is committed");
     }
 
+    /// Migration 8: a request's DC API secrets are both there or both absent, the key 32
+    /// bytes and the nonce 16 to 64; the requests of migration 5 keep neither.
+    #[test]
+    fn dc_api_secrets_come_in_pairs_of_the_right_sizes() {
+        let mut conn = database_of_migration_5();
+        apply(&mut conn).unwrap();
+        assert_eq!(
+            rows(
+                &conn,
+                "SELECT IFNULL(response_key, 'none') FROM presentation_requests"
+            ),
+            ["none"]
+        );
+        let insert = |state: &str, key: &str, nonce: &str| {
+            conn.execute(
+                &format!(
+                    "INSERT INTO presentation_requests (state, invite_id, nonce, min_age, \
+                     created_at, expires_at, response_key, encryption_nonce) \
+                     VALUES ('{state}', 'i1', 'n', 18, 12, 22, {key}, {nonce})"
+                ),
+                [],
+            )
+        };
+        let (key, nonce) = ("zeroblob(32)", "zeroblob(16)");
+        assert!(insert("a", key, nonce).is_ok());
+        assert!(insert("b", key, "zeroblob(64)").is_ok());
+        assert!(insert("c", key, "NULL").is_err());
+        assert!(insert("d", "NULL", nonce).is_err());
+        assert!(insert("e", "zeroblob(31)", nonce).is_err());
+        assert!(insert("f", key, "zeroblob(15)").is_err());
+        assert!(insert("g", key, "zeroblob(65)").is_err());
+    }
+
     /// The opcodes SQLite compiles `sql` to.
     fn opcodes(conn: &Connection, sql: &str) -> Vec<String> {
         let mut stmt = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
