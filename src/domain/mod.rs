@@ -1,6 +1,7 @@
 //! The rules of the product, free of I/O: identifiers, invites and their lifecycle,
 //! sites and credentials. Everything else depends on this module, never the reverse.
 
+pub mod console;
 pub mod credential;
 pub mod idempotency;
 pub mod invite;

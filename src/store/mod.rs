@@ -3,6 +3,7 @@
 //! touching them. What backends share — row mapping ([`rows`]) and which writes follow
 //! from a change ([`transitions`]) — is written once.
 
+pub mod console;
 mod error;
 mod events;
 pub mod invite_cache;
@@ -13,6 +14,7 @@ pub(crate) mod rows;
 pub mod sqlite;
 pub(crate) mod transitions;
 
+pub use console::ConsoleStore;
 pub use error::{describe, StoreError, StoreResult};
 pub use events::{
     AfterAttempt, Attempt, AttemptRecord, DueEvent, EventRecord, OLD_SECRET_GRACE_SECS,
@@ -241,12 +243,18 @@ pub trait AdminStore: Send + Sync + 'static {
     ) -> StoreResult<bool>;
 }
 
-/// Everything a server needs of its database: the capabilities above, each of which the
-/// parts that need only it (the webhook worker, the sweeper, retention, the command line)
-/// take alone.
-pub trait Store: InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore {}
+/// Everything a server needs of its database: the capabilities above and the console's
+/// ([`ConsoleStore`]), each of which the parts that need only it (the webhook worker, the
+/// sweeper, retention, the command line) take alone.
+pub trait Store:
+    InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore + ConsoleStore
+{
+}
 
-impl<T: InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore> Store for T {}
+impl<T> Store for T where
+    T: InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore + ConsoleStore
+{
+}
 
 /// How a server uses its database. Both apply to PostgreSQL; the SQLite backend has one
 /// writer and a fixed set of readers, and waits for the file's lock instead.

@@ -13,6 +13,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0002_integrators.sql"),
     include_str!("migrations/0003_lighter_inserts.sql"),
     include_str!("migrations/0004_health_probe.sql"),
+    // 0005 comes from another branch; the merge puts it in its place before this one.
+    include_str!("migrations/0006_console.sql"),
 ];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).

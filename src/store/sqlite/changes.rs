@@ -1,14 +1,15 @@
 //! What a change of an invite writes besides the invite: its webhook event, in the same
-//! transaction. Every path that verifies or expires an invite comes through here, so
-//! none can forget the event (the invite cache needs no call: the writer's connection
+//! transaction, and its count for the overview (`tally`). Every path that verifies or
+//! expires an invite comes through here, so none can forget the event (the invite cache needs no call: the writer's connection
 //! evicts by trigger, see `writer_conn`).
 
 use rusqlite::{params, Connection};
 
+use super::tally;
 use crate::clock::UnixTime;
 use crate::domain::webhook::{EventId, EventType};
 use crate::domain::{InviteId, SiteId, WebhookFormat};
-use crate::store::{InviteRecord, StoreResult};
+use crate::store::{InviteRecord, StoreResult, TallyEvent};
 
 /// Writes the event for a change of `invite`, if its site has a webhook URL and its
 /// webhook format sends such events.
@@ -49,6 +50,7 @@ pub fn write_expired(
         "UPDATE invites SET status = 'expired', settled_at = ?2 WHERE invite_id = ?1",
     )?
     .execute(params![record.id.as_str(), settled_at])?;
+    tally::note(TallyEvent::Expired, settled_at);
     record_event(
         conn,
         record.site_id,
@@ -70,6 +72,9 @@ pub fn write_verified(conn: &Connection, record: &InviteRecord, now: UnixTime) -
         now,
         record.method.map(|m| m.as_str())
     ])?;
+    if let Some(method) = record.method {
+        tally::note(TallyEvent::Verified(method), now);
+    }
     record_event(
         conn,
         record.site_id,

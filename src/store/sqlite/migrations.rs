@@ -16,6 +16,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_sweep_by_site.sql"),
     include_str!("migrations/0006_checks_without_in.sql"),
     include_str!("migrations/0007_invite_changes.sql"),
+    // 0008 comes from another branch; the merge puts it in its place before this one.
+    include_str!("migrations/0009_console.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {

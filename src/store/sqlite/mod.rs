@@ -6,6 +6,7 @@ mod capabilities;
 mod changes;
 mod checkpoint;
 mod connect;
+mod console;
 mod erasure;
 mod errors;
 mod invites;
@@ -15,6 +16,7 @@ mod presentations;
 mod query;
 mod queue;
 mod sites;
+mod tally;
 mod webhooks;
 mod writer_conn;
 
