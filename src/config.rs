@@ -37,6 +37,11 @@ pub struct Settings {
     pub webhook_lease: Duration,
     /// Verification with the EU Age Verification app (interface §7); `None` is off.
     pub eu_av: Option<EuAv>,
+    /// `--admin-listen`: where the operator console is served; `None` is off.
+    pub admin_listen: Option<String>,
+    /// The trust anchors as the console lists them, with the files they came from.
+    /// Empty: the console lists `eu_av`'s anchors without a file name.
+    pub trust_sources: Vec<crate::trust::AnchorSource>,
 }
 
 impl Settings {
@@ -57,6 +62,8 @@ impl Settings {
             webhook_lease: crate::webhooks::worker::DEFAULT_LEASE,
             rate_limit: 0,
             metrics_listen: None,
+            admin_listen: None,
+            trust_sources: Vec::new(),
         }
     }
 }

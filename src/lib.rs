@@ -17,4 +17,5 @@ pub mod server;
 pub mod startup;
 pub mod store;
 pub mod telemetry;
+pub mod trust;
 pub mod webhooks;

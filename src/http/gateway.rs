@@ -25,7 +25,12 @@ const CSRF_COOKIE: &str = "agegate_csrf";
 /// The pages' Content-Security-Policy: nothing but our inline stylesheet, never framed,
 /// forms only to us (and to `form_target`, where the form's answer leads).
 pub fn content_security_policy(form_target: Option<&str>) -> String {
-    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(CSS.as_bytes()));
+    policy_for_style(CSS, form_target)
+}
+
+/// [`content_security_policy`] for pages whose one stylesheet is `css` (the console's).
+pub fn policy_for_style(css: &str, form_target: Option<&str>) -> String {
+    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(css.as_bytes()));
     let extra = form_target
         .and_then(|t| url::Url::parse(t).ok())
         .map(|u| format!(" {}", u.origin().ascii_serialization()))
@@ -99,7 +104,7 @@ fn page(status: StatusCode, csp: &str, html: Result<String, askama::Error>) -> R
     response
 }
 
-fn security_headers(headers: &mut HeaderMap, csp: &str) {
+pub fn security_headers(headers: &mut HeaderMap, csp: &str) {
     if let Ok(csp) = HeaderValue::from_str(csp) {
         headers.insert(header::CONTENT_SECURITY_POLICY, csp);
     }
@@ -381,7 +386,7 @@ pub async fn approve(
 }
 
 /// A cookie's value from the request's Cookie headers.
-fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()

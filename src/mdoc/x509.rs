@@ -196,6 +196,17 @@ fn pem_blocks(pem: &str) -> Result<Vec<PemBlock>, AnchorError> {
     Ok(blocks)
 }
 
+/// One trust anchor as [`TrustAnchors::summaries`] describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnchorSummary {
+    /// The subject's distinguished name (RFC 4514).
+    pub subject: String,
+    /// Unix seconds.
+    pub not_after: i64,
+    /// SHA-256 of the certificate's DER.
+    pub sha256: [u8; 32],
+}
+
 /// Operator-configured trust anchors (X.509 CA certificates) for Proof of Age issuers.
 #[derive(Clone)]
 pub struct TrustAnchors {
@@ -248,6 +259,20 @@ impl TrustAnchors {
 
     pub fn len(&self) -> usize {
         self.anchors.len()
+    }
+
+    /// What a person needs to tell the anchors apart, in the file's order.
+    pub fn summaries(&self) -> Vec<AnchorSummary> {
+        self.anchors
+            .iter()
+            .map(|a| AnchorSummary {
+                subject: x509_cert::name::Name::from_der(&a.subject)
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|_| "(unreadable subject)".into()),
+                not_after: a.not_after,
+                sha256: Sha256::digest(&a.der).into(),
+            })
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
