@@ -5,6 +5,8 @@ mod browser;
 mod browser_eu_av;
 mod cancel_erase;
 mod cli;
+mod console;
+mod console_actions;
 mod create_invite;
 mod errors;
 mod eu_av;
