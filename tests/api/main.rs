@@ -2,6 +2,7 @@
 
 mod auth;
 mod browser;
+mod browser_console;
 mod browser_eu_av;
 mod cancel_erase;
 mod cli;

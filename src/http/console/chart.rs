@@ -103,7 +103,7 @@ pub fn days(tallies: &[Tally], days: Range<i64>) -> Vec<DayCounts> {
 const W: f64 = 600.0;
 const H: f64 = 260.0;
 const LEFT: f64 = 46.0;
-const RIGHT: f64 = 8.0;
+const RIGHT: f64 = 24.0;
 const TOP: f64 = 12.0;
 const BOTTOM: f64 = 28.0;
 

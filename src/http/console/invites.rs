@@ -100,7 +100,7 @@ impl EventView {
                     started: millis(a.started),
                     duration_ms: a.duration_ms,
                     status: a.http_status.map_or_else(|| "—".into(), |s| s.to_string()),
-                    error: a.error.unwrap_or_default(),
+                    error: a.error.unwrap_or_else(|| "—".into()),
                 })
                 .collect(),
         }
@@ -205,7 +205,8 @@ pub async fn show(
             changes.push(("Cancelled (expired)".into(), when(at)))
         }
         (Status::Expired, _) => changes.push(("Expired".into(), when(invite.expires_at))),
-        _ => changes.push(("Expires".into(), when(invite.expires_at))),
+        (Status::Pending, _) => changes.push(("Expires".into(), when(invite.expires_at))),
+        (Status::Verified, _) => {}
     }
     let html = InvitePage {
         layout: operator.layout(notice.notice.as_deref()),
