@@ -68,8 +68,9 @@ pub trait ConsoleStore: Send + Sync + 'static {
         now: UnixTime,
     ) -> StoreResult<Failures>;
 
-    /// Stores the session unless its account is gone (`false`), ends the streak of
-    /// failures of its name from `address`, and drops sessions that have expired.
+    /// Stores the session unless its account is gone (`false`) and ends the streak of
+    /// failures of its name from `address`. (Retention drops expired sessions and old
+    /// streaks: `RetentionStore::drop_spent`.)
     async fn start_session(&self, session: NewSession, address: &str) -> StoreResult<bool>;
 
     /// The session with this digest, if it is live at `now` and its account exists.

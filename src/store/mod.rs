@@ -176,7 +176,8 @@ pub trait RetentionStore: Send + Sync + 'static {
 
     /// Drops up to `limit` each of what has no further use at `now`: idempotency keys past
     /// their window, presentation requests past their life, webhook secrets that stopped
-    /// signing. Returns how many rows went.
+    /// signing; and console sessions that have ended and sign-in streaks a day old.
+    /// Returns how many rows went.
     async fn drop_spent(&self, now: UnixTime, limit: usize) -> StoreResult<usize>;
 }
 

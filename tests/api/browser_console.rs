@@ -7,12 +7,9 @@
 //! Needs Debian's `chromium` and `chromium-driver`; skipped without them unless `CI` or
 //! `AGEGATE_REQUIRE_BROWSER=1` is set. The driver helpers are this file's own.
 
-use crate::console::{create_user, spawn_console_with};
-use crate::helpers::{SiteOptions, TestApp, TestSite};
+use crate::console_helpers::{create_user, seed, spawn_console_with};
+use crate::helpers::{TestApp, TestSite};
 use crate::receiver::TestReceiver;
-use agegate::clock::Clock;
-use agegate::domain::{InviteId, SiteId, VerifyMethod};
-use agegate::store::{NewInvite, Store};
 use fantoccini::{ClientBuilder, Locator};
 use serde_json::{json, Value};
 use std::os::unix::process::CommandExt;
@@ -52,83 +49,6 @@ async fn the_console_walk_fits_390_and_1280_px_wide_and_redelivers_from_the_invi
     // Each walk redelivered the event once more.
     let got = receiver.wait_for(3, Duration::from_secs(10)).await;
     assert!(got.len() >= 3, "{} deliveries", got.len());
-}
-
-/// A deployment with some thousands of invites over the last 30 days: one busy site
-/// without a webhook, and one small site whose receiver answers; verified by every
-/// method, some cancelled, the rest expired at their time. Returns the small site.
-async fn seed(app: &TestApp, receiver: &TestReceiver) -> TestSite {
-    let busy = app
-        .create_site_with(SiteOptions {
-            name: Some("Busy shop"),
-            ..Default::default()
-        })
-        .await;
-    let shop = app
-        .create_site_with(SiteOptions {
-            name: Some("Shop with a webhook"),
-            webhook_url: Some(&receiver.url),
-            ..Default::default()
-        })
-        .await;
-    let store = app.store.as_ref();
-    let busy_id = SiteId::parse(&busy.site_id).unwrap();
-    let methods = [
-        VerifyMethod::EuAv,
-        VerifyMethod::Verifier,
-        VerifyMethod::Sandbox,
-    ];
-    for day in 0..30i64 {
-        let per_day = 60 + (day * 37 % 11) * 12 + day * 2;
-        for i in 0..per_day {
-            let now = app.clock.now();
-            let id = new_invite(store, busy_id, now + i).await;
-            match i % 10 {
-                0..=5 => {
-                    let method = methods[(i as usize + day as usize) % 3];
-                    store
-                        .verify_invite(&id, method, now + i + 90)
-                        .await
-                        .unwrap();
-                }
-                6 => {
-                    store
-                        .cancel_invite(busy_id, &id, now + i + 600)
-                        .await
-                        .unwrap();
-                }
-                _ => {}
-            }
-        }
-        app.clock.advance(86_400);
-    }
-    // The day's leftovers expire at their time (the sweeper may have been first).
-    app.clock.advance(3600);
-    store.expire_due(app.clock.now(), 100_000).await.unwrap();
-    let invite = app
-        .new_invite_id(&shop, Some(json!({"customId": "user-42"})))
-        .await;
-    assert_eq!(app.verify(&invite).await.status(), 200);
-    assert_eq!(receiver.wait_for(1, Duration::from_secs(10)).await.len(), 1);
-    shop
-}
-
-async fn new_invite(store: &dyn Store, site: SiteId, now: i64) -> InviteId {
-    let id = InviteId::generate(now * 1000);
-    store
-        .create_invite(
-            NewInvite {
-                id: id.clone(),
-                site_id: site,
-                custom_id: None,
-                created_at: now,
-                expires_at: now + 86_400,
-            },
-            None,
-        )
-        .await
-        .unwrap();
-    id
 }
 
 fn screenshot_dir() -> PathBuf {

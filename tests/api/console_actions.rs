@@ -1,10 +1,10 @@
 //! What the console shows and does (interface §14), each action's effect seen through
 //! the API or the command line.
 
-use crate::console::{
+use crate::console_helpers::{
     create_user, db, get, post, sign_in, spawn_console, spawn_console_with, Session,
 };
-use crate::helpers::{run_cli, SiteOptions, TestApp, TestSite, T0};
+use crate::helpers::{run_cli, SiteOptions, TestApp, TestSite};
 use crate::receiver::{signed_by, TestReceiver};
 use crate::wallet::TestIssuer;
 use agegate::mdoc::TrustAnchors;
@@ -14,17 +14,17 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-async fn signed_in(app: &TestApp) -> Session {
+pub async fn signed_in(app: &TestApp) -> Session {
     let password = create_user(app, "alice");
     sign_in(app, "alice", &password).await
 }
 
-async fn text(resp: reqwest::Response) -> String {
+pub async fn text(resp: reqwest::Response) -> String {
     resp.text().await.unwrap()
 }
 
 /// The text of the element with `id` (up to its closing tag).
-fn by_id<'a>(html: &'a str, id: &str) -> &'a str {
+pub fn by_id<'a>(html: &'a str, id: &str) -> &'a str {
     let at = html
         .find(&format!("id=\"{id}\""))
         .unwrap_or_else(|| panic!("no #{id} in {html}"));
@@ -277,7 +277,7 @@ async fn redeliver_in_the_console_sends_the_invites_event_again_with_its_attempt
 }
 
 /// The page at `path` once it contains `needle` (the worker records attempts async).
-async fn wait_for_page(app: &TestApp, session: &Session, path: &str, needle: &str) -> String {
+pub async fn wait_for_page(app: &TestApp, session: &Session, path: &str, needle: &str) -> String {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
         let html = text(get(app, &session.cookie, path).await).await;
@@ -333,114 +333,4 @@ async fn the_invite_list_filters_by_status_and_custom_id_and_pages_by_cursor() {
     assert!(html.contains(&ids[0]) && !html.contains(&ids[3]), "{html}");
     let resp = get(&app, &session.cookie, &format!("{base}?status=gone")).await;
     assert_eq!(resp.status(), 400);
-}
-
-#[tokio::test]
-async fn the_overview_counts_invites_created_verified_by_method_and_expired_per_day() {
-    let app = spawn_console().await;
-    let password = create_user(&app, "alice");
-    let site = app.create_site().await;
-    let day = |n: i64| agegate::clock::rfc3339((T0 / 86_400 + n) * 86_400)[..10].to_owned();
-    let a = app.new_invite_id(&site, None).await;
-    let b = app.new_invite_id(&site, None).await;
-    // On to 01:00 the next day (UTC); a and b are still pending (T0 is 08:00).
-    let next_day = 86_400 - T0 % 86_400 + 3600;
-    app.clock.advance(next_day);
-    let session = sign_in(&app, "alice", &password).await;
-    assert_eq!(app.verify(&a).await.status(), 200);
-    let c = app.new_invite_id(&site, None).await;
-    let base = format!("/admin/sites/{}/invites", site.site_id);
-    let resp = post(
-        &app,
-        &session,
-        &format!("{base}/{c}/cancel"),
-        Some(&session.csrf),
-        &[],
-    )
-    .await;
-    assert_eq!(resp.status(), 303);
-    app.clock.advance(86_400 - next_day);
-    // b expires at its time, a day after it was made; the sweeper notes it.
-    let html = wait_for_page(
-        &app,
-        &session,
-        &format!("{base}/{b}"),
-        "<dd id=\"status\">expired",
-    )
-    .await;
-    assert!(html.contains("expired"));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    let html = loop {
-        let html = text(get(&app, &session.cookie, "/admin/").await).await;
-        if by_id(&html, "total-expired") == "2" || tokio::time::Instant::now() > deadline {
-            break html;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    assert_eq!(by_id(&html, "total-created"), "3");
-    assert_eq!(by_id(&html, "total-verified"), "1");
-    assert_eq!(by_id(&html, "total-expired"), "2");
-    assert_eq!(by_id(&html, "backlog"), "0");
-    let row = |d: &str| {
-        let at = html.find(&format!(">{d}</td>")).unwrap();
-        html[at..].split("</tr>").next().unwrap().to_owned()
-    };
-    assert!(
-        row(&day(0)).contains("data-label=\"Created\">2<"),
-        "{}",
-        row(&day(0))
-    );
-    let today = row(&day(1));
-    for cell in ["Created\">1<", "Verified: verifier\">1<", "Expired\">2<"] {
-        assert!(today.contains(cell), "{cell} in {today}");
-    }
-    assert!(html.contains(&format!(
-        "<title>{}: 1 created, 1 verified (verifier 1), 2 expired</title>",
-        day(1)
-    )));
-}
-
-#[tokio::test]
-async fn the_trust_page_lists_each_anchor_with_subject_expiry_fingerprint_and_source() {
-    use sha2::Digest;
-    let issuer = TestIssuer::new(T0);
-    let soon = issuer.with_signer_validity(T0 - 86_400, T0 + 10 * 86_400);
-    let pem = format!("{}{}", issuer.ca_pem, soon.ds_cert_pem);
-    let anchors = Arc::new(TrustAnchors::from_pem(&pem).unwrap());
-    let app = spawn_console_with(|s| {
-        s.trust_sources = vec![AnchorSource {
-            kind: "eu-av",
-            origin: "/etc/agegate/eu-av.pem".into(),
-            anchors,
-        }]
-    })
-    .await;
-    let session = signed_in(&app).await;
-    let html = text(get(&app, &session.cookie, "/admin/trust").await).await;
-    let rows: Vec<&str> = html.split("<tr>").skip(2).collect();
-    assert_eq!(rows.len(), 2, "{html}");
-    let fingerprint = |der: &[u8]| {
-        sha2::Sha256::digest(der)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    };
-    assert!(
-        rows[0].contains("CN=agegate test Proof of Age CA"),
-        "{}",
-        rows[0]
-    );
-    assert!(rows[0].contains(&fingerprint(&issuer.ca_der)));
-    assert!(rows[0].contains("/etc/agegate/eu-av.pem") && rows[0].contains(">eu-av<"));
-    assert!(!rows[0].contains("expires within 30 days"));
-    assert!(rows[1].contains(&fingerprint(&soon.ds_cert_der)));
-    assert!(rows[1].contains("expires within 30 days"), "{}", rows[1]);
-}
-
-#[tokio::test]
-async fn the_trust_page_says_when_no_anchor_is_configured() {
-    let app = spawn_console().await;
-    let session = signed_in(&app).await;
-    let html = text(get(&app, &session.cookie, "/admin/trust").await).await;
-    assert!(html.contains("id=\"no-anchors\""), "{html}");
 }

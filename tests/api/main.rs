@@ -8,6 +8,8 @@ mod cancel_erase;
 mod cli;
 mod console;
 mod console_actions;
+mod console_helpers;
+mod console_pages;
 mod create_invite;
 mod errors;
 mod eu_av;

@@ -246,7 +246,7 @@ pub async fn sign_in(
     .await
     .map_err(|e| ConsoleError::Internal(e.to_string()))?;
     let Some(name) = name.filter(|_| matches) else {
-        if let Some(name) = ConsoleUsername::parse(&typed).ok() {
+        if let Ok(name) = ConsoleUsername::parse(&typed) {
             state
                 .store
                 .record_sign_in_failure(&name, &address, now)

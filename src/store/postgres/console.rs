@@ -142,12 +142,6 @@ impl ConsoleStore for PostgresStore {
             &[&name, &address],
         )
         .await?;
-        execute(
-            &tx,
-            "DELETE FROM console_sessions WHERE expires_at <= $1",
-            &[&session.created_at],
-        )
-        .await?;
         tx.commit().await?;
         Ok(started == 1)
     }

@@ -99,8 +99,6 @@ fn start_session(conn: &Connection, session: &NewSession, address: &str) -> Stor
         "DELETE FROM console_sign_in_failures WHERE username = ?1 AND address = ?2",
     )?
     .execute(params![session.username.as_str(), address])?;
-    conn.prepare_cached("DELETE FROM console_sessions WHERE expires_at <= ?1")?
-        .execute([session.created_at])?;
     Ok(started == 1)
 }
 
