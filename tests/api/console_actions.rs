@@ -6,12 +6,8 @@ use crate::console_helpers::{
 };
 use crate::helpers::{run_cli, SiteOptions, TestApp, TestSite};
 use crate::receiver::{signed_by, TestReceiver};
-use crate::wallet::TestIssuer;
-use agegate::mdoc::TrustAnchors;
-use agegate::trust::AnchorSource;
 use reqwest::header::LOCATION;
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::Duration;
 
 pub async fn signed_in(app: &TestApp) -> Session {
