@@ -42,6 +42,11 @@ pub struct Settings {
     pub webhook_timeout: Duration,
     /// Signs the Digital Credentials API requests (interface §11); `None`: unsigned.
     pub dc_api_signer: Option<RequestSigner>,
+    /// `--admin-listen`: where the operator console is served; `None` is off.
+    pub admin_listen: Option<String>,
+    /// The trust anchors as the console lists them, with the files they came from.
+    /// Empty: the console lists `eu_av`'s anchors without a file name.
+    pub trust_sources: Vec<crate::trust::AnchorSource>,
 }
 
 impl Settings {
@@ -64,6 +69,8 @@ impl Settings {
             webhook_timeout: crate::webhooks::client::DEFAULT_TIMEOUT,
             rate_limit: 0,
             metrics_listen: None,
+            admin_listen: None,
+            trust_sources: Vec::new(),
         }
     }
 }

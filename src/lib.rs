@@ -20,4 +20,5 @@ pub mod server;
 pub mod startup;
 pub mod store;
 pub mod telemetry;
+pub mod trust;
 pub mod webhooks;

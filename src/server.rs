@@ -3,11 +3,13 @@
 //! client cannot hold a connection forever; bodies have theirs in the router), and
 //! graceful shutdown that lets in-flight requests finish.
 
-use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::{Extension, Router};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -24,6 +26,27 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 /// Serves `router` on `listener` until `shutdown` is cancelled, then stops accepting and
 /// waits for the connections' in-flight requests.
 pub async fn serve(listener: TcpListener, router: Router, shutdown: CancellationToken) {
+    serve_each(listener, move |_| router.clone(), shutdown).await
+}
+
+/// [`serve`] for a router whose requests need their client's address
+/// (`ConnectInfo<SocketAddr>`): the operator console's sign-in throttle. Each connection
+/// gets its own layered copy of the router, which costs a little per connection, so the
+/// public listener does without.
+pub async fn serve_with_client_addr(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+) {
+    let with_addr = move |peer: SocketAddr| router.clone().layer(Extension(ConnectInfo(peer)));
+    serve_each(listener, with_addr, shutdown).await
+}
+
+async fn serve_each(
+    listener: TcpListener,
+    router_for: impl Fn(SocketAddr) -> Router,
+    shutdown: CancellationToken,
+) {
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();
@@ -42,7 +65,7 @@ pub async fn serve(listener: TcpListener, router: Router, shutdown: Cancellation
         let stream = tokio::select! {
             _ = shutdown.cancelled() => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file descriptors, or a connection reset before accept:
                     // wait a moment instead of spinning.
@@ -52,8 +75,9 @@ pub async fn serve(listener: TcpListener, router: Router, shutdown: Cancellation
                 }
             },
         };
+        let (stream, peer) = stream;
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        let service = TowerToHyperService::new(router_for(peer));
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             // Errors here are the client's (reset, timeout, malformed HTTP): nothing to do.

@@ -45,6 +45,8 @@ pub struct Application {
     metrics: Arc<Metrics>,
     /// `--metrics-listen`: `/metrics` is served here only, never on the public port.
     metrics_listener: Option<TcpListener>,
+    /// `--admin-listen`: the operator console, here only, never on the public port.
+    admin: Option<(TcpListener, axum::Router)>,
 }
 
 impl Application {
@@ -68,8 +70,25 @@ impl Application {
                 })?),
                 None => None,
             };
+        let admin_listener =
+            match &settings.admin_listen {
+                Some(addr) => Some(TcpListener::bind(addr).await.map_err(|e| {
+                    anyhow::anyhow!("cannot listen on {addr} (--admin-listen): {e}")
+                })?),
+                None => None,
+            };
         let metrics = Metrics::new();
         let deliveries = Arc::new(Notify::new());
+        let admin = admin_listener.map(|listener| {
+            let router = http::console::router(http::console::ConsoleParts {
+                store: store.clone(),
+                clock: clock.clone(),
+                public_url: public_url.clone(),
+                deliveries: deliveries.clone(),
+                trust: trust_sources(&settings),
+            });
+            (listener, router)
+        });
         let router = http::router(AppParts {
             metrics: metrics.clone(),
             store: store.clone(),
@@ -93,7 +112,13 @@ impl Application {
             deliveries,
             metrics,
             metrics_listener,
+            admin,
         })
+    }
+
+    /// Where the operator console is served, if anywhere.
+    pub fn admin_addr(&self) -> Option<SocketAddr> {
+        self.admin.as_ref().and_then(|(l, _)| l.local_addr().ok())
     }
 
     /// Where `/metrics` is served, if anywhere.
@@ -161,9 +186,33 @@ impl Application {
             );
             workers.spawn(server::serve(listener, router, shutdown.clone()));
         }
+        if let Some((listener, router)) = self.admin {
+            workers.spawn(server::serve_with_client_addr(
+                listener,
+                router,
+                shutdown.clone(),
+            ));
+        }
         server::serve(self.listener, self.router, shutdown.clone()).await;
         shutdown.cancel();
         while workers.join_next().await.is_some() {}
         Ok(())
     }
+}
+
+/// The anchors the console lists: the configured sources, or else the EU AV anchors
+/// the settings hold (without their file's name).
+fn trust_sources(settings: &Settings) -> Vec<crate::trust::AnchorSource> {
+    if !settings.trust_sources.is_empty() {
+        return settings.trust_sources.clone();
+    }
+    settings
+        .eu_av
+        .iter()
+        .map(|eu_av| crate::trust::AnchorSource {
+            kind: "eu-av",
+            origin: "(given to the server directly)".into(),
+            anchors: eu_av.trust_anchors.clone(),
+        })
+        .collect()
 }

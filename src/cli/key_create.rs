@@ -14,13 +14,19 @@ pub struct Args {
     json: bool,
 }
 
+/// A new credential; the password is shown only here.
 #[derive(Serialize)]
-struct CreatedKey {
-    username: String,
-    password: String,
+pub struct CreatedKey {
+    pub username: String,
+    pub password: String,
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
+/// Issues one more credential for `site`; `None` when there is no such site.
+pub async fn create_key(
+    store: &dyn AdminStore,
+    clock: &dyn Clock,
+    site: SiteId,
+) -> anyhow::Result<Option<CreatedKey>> {
     let username = Username::generate();
     let password = Password::generate();
     let key = CreatedKey {
@@ -29,17 +35,21 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
     };
     let added = store
         .add_credential(
-            args.site_id,
+            site,
             NewCredential {
                 username,
                 digest: password.digest(),
-                created_at: SystemClock.now(),
+                created_at: clock.now(),
             },
         )
         .await?;
-    if !added {
+    Ok(added.then_some(key))
+}
+
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
+    let Some(key) = create_key(store.as_ref(), &SystemClock, args.site_id).await? else {
         anyhow::bail!("no site with id {}", args.site_id);
-    }
+    };
     if args.json {
         println!("{}", serde_json::to_string(&key)?);
     } else {

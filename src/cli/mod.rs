@@ -1,6 +1,8 @@
 //! The `agegate` command line: one subcommand per file.
 
-mod key_create;
+pub mod admin_user_create;
+mod admin_user_delete;
+pub mod key_create;
 mod key_revoke;
 mod receipt_key_rotate;
 mod receipt_verify;
@@ -14,7 +16,7 @@ mod site_update;
 mod statement;
 mod view;
 mod webhook_redeliver;
-mod webhook_secret_rotate;
+pub mod webhook_secret_rotate;
 
 pub use site_create::{create_site, CreatedSite, SiteSettings};
 
@@ -75,6 +77,11 @@ pub enum Command {
     /// Print this deployment's age-assurance practice statement (Markdown), from its
     /// configuration and database.
     Statement(statement::Args),
+    /// Manage the operator console (serve --admin-listen).
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -87,6 +94,23 @@ pub enum ReceiptKeyCommand {
 pub enum ReceiptCommand {
     /// Check a receipt's signature offline and print its payload; exit 0 only if it holds.
     Verify(receipt_verify::Args),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Manage the console's accounts.
+    User {
+        #[command(subcommand)]
+        command: AdminUserCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminUserCommand {
+    /// Create an account; its generated password is shown once.
+    Create(admin_user_create::Args),
+    /// Delete an account; its sessions end on every server at once.
+    Delete(admin_user_delete::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -170,6 +194,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let store = open(&cli.database_url).await?;
             match command {
                 WebhookCommand::Redeliver(args) => webhook_redeliver::run(args, store).await,
+            }
+        }
+        Command::Admin {
+            command: AdminCommand::User { command },
+        } => {
+            let store = open(&cli.database_url).await?;
+            match command {
+                AdminUserCommand::Create(args) => admin_user_create::run(args, store).await,
+                AdminUserCommand::Delete(args) => admin_user_delete::run(args, store).await,
             }
         }
     }

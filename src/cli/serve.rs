@@ -99,6 +99,11 @@ pub struct Args {
     #[arg(long, env = "AGEGATE_METRICS_LISTEN", value_name = "ADDR")]
     metrics_listen: Option<String>,
 
+    /// Serve the operator console at /admin/ on this address only (e.g. 127.0.0.1:9091);
+    /// bind it to loopback or a private network (docs/console.md).
+    #[arg(long, env = "AGEGATE_ADMIN_LISTEN", value_name = "ADDR")]
+    admin_listen: Option<String>,
+
     /// Log lines as text (key=value) or as one JSON object per line.
     #[arg(long, env = "AGEGATE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -186,6 +191,14 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         _ => None,
     };
     let dc_api_log = dc_api_summary(eu_av.is_some(), dc_api_signer.as_ref());
+    let trust_sources = match (&eu_av, &args.eu_av_trust_anchors) {
+        (Some(eu_av), Some(path)) => vec![crate::trust::AnchorSource {
+            kind: "eu-av",
+            origin: path.display().to_string(),
+            anchors: eu_av.trust_anchors.clone(),
+        }],
+        _ => Vec::new(),
+    };
     let settings = Settings {
         eu_av,
         dc_api_signer,
@@ -194,6 +207,8 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         retention: args.retention,
         rate_limit: args.rate_limit,
         metrics_listen: args.metrics_listen.clone(),
+        admin_listen: args.admin_listen.clone(),
+        trust_sources,
         public_url: args.public_url,
         verifier_token: args.verifier_token.filter(|t| !t.is_empty()),
         allow_private_webhooks: args.allow_private_webhooks,
@@ -221,6 +236,10 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         app.public_url(),
         store::mask_password(database_url)
     );
+    match app.admin_addr() {
+        Some(addr) => tracing::info!("operator console on http://{addr}/admin/"),
+        None => tracing::info!("operator console: off (no --admin-listen)"),
+    }
     match &args.eu_av_trust_anchors {
         Some(path) => tracing::info!(
             "EU Age Verification: on, {} trust anchor(s) from {}, wallet scheme {}://",

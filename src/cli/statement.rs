@@ -122,12 +122,12 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
             "| subject | SHA-256 fingerprint of the DER | not after |"
         );
         let _ = writeln!(w, "|---|---|---|");
-        for anchor in a.describe() {
+        for anchor in a.summaries() {
             let _ = writeln!(
                 w,
                 "| {} | `{}` | {} |",
                 anchor.subject.replace('|', "\\|"),
-                hex(&anchor.fingerprint),
+                hex(&anchor.sha256),
                 rfc3339(anchor.not_after)
             );
         }

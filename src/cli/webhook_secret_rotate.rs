@@ -14,23 +14,34 @@ pub struct Args {
     json: bool,
 }
 
+/// The new secret; shown only here.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Rotated {
-    webhook_secret: String,
+pub struct Rotated {
+    pub webhook_secret: String,
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
+/// Makes a new signing secret current for `site` (the old one signs alongside for 24
+/// hours); `None` when there is no such site.
+pub async fn rotate_secret(
+    store: &dyn AdminStore,
+    clock: &dyn Clock,
+    site: SiteId,
+) -> anyhow::Result<Option<Rotated>> {
     let secret = WebhookSecret::generate();
     let rotated = Rotated {
         webhook_secret: secret.expose().to_owned(),
     };
-    if !store
-        .rotate_webhook_secret(args.site_id, secret, SystemClock.now())
-        .await?
-    {
+    let found = store
+        .rotate_webhook_secret(site, secret, clock.now())
+        .await?;
+    Ok(found.then_some(rotated))
+}
+
+pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
+    let Some(rotated) = rotate_secret(store.as_ref(), &SystemClock, args.site_id).await? else {
         anyhow::bail!("no site with id {}", args.site_id);
-    }
+    };
     if args.json {
         println!("{}", serde_json::to_string(&rotated)?);
     } else {

@@ -2,6 +2,7 @@
 //! sites and credentials. Everything else depends on this module, never the reverse
 //! (it uses only the clock's types and the pure key type of [`crate::dcapi`]).
 
+pub mod console;
 pub mod credential;
 pub mod idempotency;
 pub mod invite;

@@ -2,6 +2,7 @@
 
 pub mod auth;
 pub mod body;
+pub mod console;
 pub mod error;
 pub mod gateway;
 pub mod invites;

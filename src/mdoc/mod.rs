@@ -31,7 +31,7 @@ mod proptests;
 #[cfg(test)]
 mod received_tests;
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
 
@@ -45,7 +45,7 @@ use cose::{Sign1, Sign1Error};
 use raw::Raw;
 use x509::{CertError, EcKey, ParsedCert};
 
-pub use x509::{AnchorInfo, TrustAnchors};
+pub use x509::{AnchorSummary, TrustAnchors};
 
 /// The Proof of Age doctype, which is also its namespace.
 pub const DOC_TYPE: &str = "eu.europa.ec.av.1";

@@ -32,8 +32,6 @@ pub(crate) struct ParsedCert {
     tbs: Vec<u8>,
     issuer: Vec<u8>,
     subject: Vec<u8>,
-    /// The subject as RFC 4514 writes it, for operators.
-    subject_text: String,
     not_before: i64,
     not_after: i64,
     signature_alg: String,
@@ -98,7 +96,6 @@ impl ParsedCert {
             tbs: tbs.to_vec(),
             issuer: tbs_cert.issuer.to_der().map_err(malformed)?,
             subject: tbs_cert.subject.to_der().map_err(malformed)?,
-            subject_text: tbs_cert.subject.to_string(),
             not_before: unix(tbs_cert.validity.not_before)?,
             not_after: unix(tbs_cert.validity.not_after)?,
             // Parameters must be absent for ECDSA (RFC 5758 §3.2), and the signed copy
@@ -204,21 +201,21 @@ pub(crate) fn pem_blocks(pem: &str) -> Result<Vec<PemBlock>, AnchorError> {
     Ok(blocks)
 }
 
+/// One trust anchor as [`TrustAnchors::summaries`] describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnchorSummary {
+    /// The subject's distinguished name (RFC 4514).
+    pub subject: String,
+    /// Unix seconds.
+    pub not_after: i64,
+    /// SHA-256 of the certificate's DER.
+    pub sha256: [u8; 32],
+}
+
 /// Operator-configured trust anchors (X.509 CA certificates) for Proof of Age issuers.
 #[derive(Clone)]
 pub struct TrustAnchors {
     anchors: Vec<ParsedCert>,
-}
-
-/// A trust anchor as operators and auditors see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnchorInfo {
-    /// RFC 4514.
-    pub subject: String,
-    /// Unix seconds.
-    pub not_after: i64,
-    /// SHA-256 of the certificate's DER (what receipts name as `issuerAnchor`).
-    pub fingerprint: [u8; 32],
 }
 
 /// Brief: the anchors' bytes and keys would only clutter logs of the configuration.
@@ -269,14 +266,16 @@ impl TrustAnchors {
         self.anchors.len()
     }
 
-    /// What operators and auditors see of each anchor.
-    pub fn describe(&self) -> Vec<AnchorInfo> {
+    /// What a person needs to tell the anchors apart, in the file's order.
+    pub fn summaries(&self) -> Vec<AnchorSummary> {
         self.anchors
             .iter()
-            .map(|a| AnchorInfo {
-                subject: a.subject_text.clone(),
+            .map(|a| AnchorSummary {
+                subject: x509_cert::name::Name::from_der(&a.subject)
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|_| "(unreadable subject)".into()),
                 not_after: a.not_after,
-                fingerprint: Sha256::digest(&a.der).into(),
+                sha256: Sha256::digest(&a.der).into(),
             })
             .collect()
     }

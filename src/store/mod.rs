@@ -3,6 +3,7 @@
 //! touching them. What backends share — row mapping ([`rows`]) and which writes follow
 //! from a change ([`transitions`]) — is written once.
 
+pub mod console;
 mod error;
 mod events;
 pub mod invite_cache;
@@ -13,6 +14,7 @@ pub(crate) mod rows;
 pub mod sqlite;
 pub(crate) mod transitions;
 
+pub use console::ConsoleStore;
 pub use error::{describe, StoreError, StoreResult};
 pub use events::{
     AfterAttempt, Attempt, AttemptRecord, DueEvent, EventRecord, OLD_SECRET_GRACE_SECS,
@@ -180,7 +182,8 @@ pub trait RetentionStore: Send + Sync + 'static {
 
     /// Drops up to `limit` each of what has no further use at `now`: idempotency keys past
     /// their window, presentation requests past their life, webhook secrets that stopped
-    /// signing. Returns how many rows went.
+    /// signing; and console sessions that have ended and sign-in streaks a day old.
+    /// Returns how many rows went.
     async fn drop_spent(&self, now: UnixTime, limit: usize) -> StoreResult<usize>;
 }
 
@@ -262,16 +265,22 @@ pub trait ReceiptStore: Send + Sync + 'static {
         -> StoreResult<bool>;
 }
 
-/// Everything a server needs of its database: the capabilities above, each of which the
-/// parts that need only it (the webhook worker, the sweeper, retention, the command line)
-/// take alone.
+/// Everything a server needs of its database: the capabilities above and the console's
+/// ([`ConsoleStore`]), each of which the parts that need only it (the webhook worker, the
+/// sweeper, retention, the command line) take alone.
 pub trait Store:
-    InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore + ReceiptStore
+    InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore + ReceiptStore + ConsoleStore
 {
 }
 
 impl<T> Store for T where
-    T: InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore + ReceiptStore
+    T: InviteStore
+        + PresentationStore
+        + Outbox
+        + RetentionStore
+        + AdminStore
+        + ReceiptStore
+        + ConsoleStore
 {
 }
 

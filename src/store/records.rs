@@ -2,6 +2,7 @@
 //! state-changing call.
 
 use crate::clock::UnixTime;
+use crate::domain::console::{ConsoleUsername, PasswordHash, SessionDigest};
 use crate::domain::{
     CustomId, InviteId, MinAge, PasswordDigest, SiteId, SiteName, SiteUrl, Status, Username,
     VerifyMethod, WebhookFormat, WebhookSecret,
@@ -177,4 +178,59 @@ pub enum ReceiptLookup {
     /// Verified before receipts were kept.
     Missing,
     Found(String),
+}
+
+/// A console account as the store makes it.
+pub struct NewConsoleUser {
+    pub username: ConsoleUsername,
+    pub password_hash: PasswordHash,
+    pub created_at: UnixTime,
+}
+
+/// What signing in needs to know of a console account.
+#[derive(Debug, Clone)]
+pub struct ConsoleUserRecord {
+    pub username: ConsoleUsername,
+    pub password_hash: PasswordHash,
+}
+
+/// A console session as the store keeps it: the id's digest, never the id.
+pub struct NewSession {
+    pub digest: SessionDigest,
+    pub username: ConsoleUsername,
+    pub created_at: UnixTime,
+    pub expires_at: UnixTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRecord {
+    pub username: ConsoleUsername,
+    pub created_at: UnixTime,
+    pub expires_at: UnixTime,
+}
+
+/// What a count of [`Tally`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TallyEvent {
+    Created,
+    Verified(VerifyMethod),
+    Expired,
+}
+
+/// How many invites were created, verified (by a method) or expired on one UTC day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tally {
+    /// Days since the Unix epoch (UTC).
+    pub day: i64,
+    pub event: TallyEvent,
+    pub count: u64,
+}
+
+/// An invite with the times of its changes, for the console's invite page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InviteDetail {
+    pub invite: InviteRecord,
+    pub verified_at: Option<UnixTime>,
+    /// When it stopped being pending (verified, expired at its time, or cancelled).
+    pub settled_at: Option<UnixTime>,
 }

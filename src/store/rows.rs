@@ -7,11 +7,13 @@
 //! select them with the table aliases given (`i` invites, `s` sites, `e` webhook events).
 
 use super::{
-    AttemptRecord, CredentialInfo, CredentialRecord, DueEvent, EventRecord, GatewayInvite,
-    InviteRecord, ReceiptKeyRecord, ReceiptLookup, SiteRecord, StoreError, StoreResult,
+    AttemptRecord, ConsoleUserRecord, CredentialInfo, CredentialRecord, DueEvent, EventRecord,
+    GatewayInvite, InviteDetail, InviteRecord, ReceiptKeyRecord, ReceiptLookup, SessionRecord,
+    SiteRecord, StoreError, StoreResult, Tally, TallyEvent,
 };
 use crate::clock::UnixMillis;
 use crate::dcapi::ResponseKey;
+use crate::domain::console::{ConsoleUsername, Failures, PasswordHash};
 use crate::domain::idempotency::RememberedKey;
 use crate::domain::webhook::{DeliveryState, EventId, EventType};
 use crate::domain::{
@@ -258,6 +260,68 @@ pub fn attempt(row: &dyn Columns) -> StoreResult<AttemptRecord> {
         duration_ms: row.int(2)?,
         http_status: http_status(row, 3)?,
         error: row.opt_text(4)?,
+    })
+}
+
+pub const CONSOLE_USER_COLUMNS: &str = "username, password_hash";
+
+pub fn console_user(row: &dyn Columns) -> StoreResult<ConsoleUserRecord> {
+    Ok(ConsoleUserRecord {
+        username: parsed(row, 0, "console user name", |s| {
+            ConsoleUsername::parse(s).ok()
+        })?,
+        // Never echoed into the error: it is a password hash.
+        password_hash: PasswordHash::parse(&row.text(1)?)
+            .ok_or_else(|| StoreError::Corrupt("a console password hash".into()))?,
+    })
+}
+
+/// A live session, from `console_sessions s`.
+pub const SESSION_COLUMNS: &str = "s.username, s.created_at, s.expires_at";
+
+pub fn session(row: &dyn Columns) -> StoreResult<SessionRecord> {
+    Ok(SessionRecord {
+        username: parsed(row, 0, "console user name", |s| {
+            ConsoleUsername::parse(s).ok()
+        })?,
+        created_at: row.int(1)?,
+        expires_at: row.int(2)?,
+    })
+}
+
+pub const FAILURES_COLUMNS: &str = "failures, last_failure_at";
+
+pub fn failures(row: &dyn Columns) -> StoreResult<Failures> {
+    let n = row.int(0)?;
+    Ok(Failures {
+        count: u32::try_from(n).map_err(|_| StoreError::Corrupt(format!("failures {n}")))?,
+        last_at: row.int(1)?,
+    })
+}
+
+/// A day's count of one event, from `invite_tallies` summed by day, event and method.
+pub const TALLY_COLUMNS: &str = "day, event, method, CAST(SUM(n) AS BIGINT)";
+
+pub fn tally(row: &dyn Columns) -> StoreResult<Tally> {
+    let (event, method) = (row.text(1)?, row.text(2)?);
+    let n = row.int(3)?;
+    Ok(Tally {
+        day: row.int(0)?,
+        event: TallyEvent::from_columns(&event, &method)
+            .ok_or_else(|| StoreError::Corrupt(format!("tally of '{event}' '{method}'")))?,
+        count: u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("tally {n}")))?,
+    })
+}
+
+/// [`INVITE_COLUMNS`] and then these.
+pub const INVITE_DETAIL_COLUMNS: &str = "i.invite_id, i.site_id, i.custom_id, i.status, \
+     i.created_at, i.expires_at, i.verified_method, i.verified_at, i.settled_at";
+
+pub fn invite_detail(row: &dyn Columns) -> StoreResult<InviteDetail> {
+    Ok(InviteDetail {
+        invite: invite(row, 0)?,
+        verified_at: row.opt_int(7)?,
+        settled_at: row.opt_int(8)?,
     })
 }
 

@@ -287,8 +287,10 @@ impl Chromedriver {
         }
         // Not yet reaped, so its process group id cannot have been reused.
         if matches!(self.child.try_wait(), Ok(None)) {
+            // `-s KILL -- -PGID`: procps-ng 4.0's `kill -KILL -1234` signals process group
+            // -1 (its first digit), not -1234 — every process the user may signal.
             let _ = Command::new("kill")
-                .arg("-KILL")
+                .args(["-s", "KILL", "--"])
                 .arg(format!("-{}", self.child.id()))
                 .stderr(Stdio::null())
                 .status();

@@ -2,10 +2,15 @@
 
 mod auth;
 mod browser;
+mod browser_console;
 mod browser_dc_api;
 mod browser_eu_av;
 mod cancel_erase;
 mod cli;
+mod console;
+mod console_actions;
+mod console_helpers;
+mod console_pages;
 mod create_invite;
 mod dc_api;
 mod dc_api_bench;

@@ -146,6 +146,14 @@ impl Element<'_> {
         Ok(value.as_str().map(str::to_owned))
     }
 
+    /// Types `text` into the element.
+    pub async fn send_keys(&self, text: &str) -> Result<(), String> {
+        self.session
+            .post(&self.path("value"), json!({ "text": text }))
+            .await
+            .map(drop)
+    }
+
     pub async fn is_displayed(&self) -> Result<bool, String> {
         let value = self.session.get(&self.path("displayed")).await?;
         Ok(value.as_bool().unwrap_or(false))

@@ -10,6 +10,8 @@ pub mod dc_api;
 pub mod page;
 pub mod sandbox;
 
+pub(crate) use sandbox::cookie;
+
 use askama::Template;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -44,6 +46,16 @@ fn csp_hash(text: &str) -> String {
 /// page with `script`, our inline script, which may fetch from us only), never framed,
 /// forms only to us (and to `form_target`, where the form's answer leads).
 pub fn content_security_policy(form_target: Option<&str>, script: bool) -> String {
+    policy(&CSS_HASH, form_target, script)
+}
+
+/// [`content_security_policy`] for pages whose one stylesheet is `css` and that carry no
+/// script (the operator console's).
+pub fn policy_for_style(css: &str, form_target: Option<&str>) -> String {
+    policy(&csp_hash(css), form_target, false)
+}
+
+fn policy(style_hash: &str, form_target: Option<&str>, script: bool) -> String {
     let extra = form_target
         .and_then(|t| url::Url::parse(t).ok())
         .map(|u| format!(" {}", u.origin().ascii_serialization()))
@@ -56,7 +68,7 @@ pub fn content_security_policy(form_target: Option<&str>, script: bool) -> Strin
     format!(
         "default-src 'none'; style-src {}; {script}img-src 'self'; base-uri 'none'; \
          frame-ancestors 'none'; form-action 'self'{extra}",
-        *CSS_HASH
+        style_hash
     )
 }
 
@@ -104,7 +116,7 @@ fn page(status: StatusCode, csp: &str, html: Result<String, askama::Error>) -> R
     response
 }
 
-fn security_headers(headers: &mut HeaderMap, csp: &str) {
+pub fn security_headers(headers: &mut HeaderMap, csp: &str) {
     if let Ok(csp) = HeaderValue::from_str(csp) {
         headers.insert(header::CONTENT_SECURITY_POLICY, csp);
     }

@@ -7,6 +7,7 @@ use deadpool_postgres::{GenericClient, Object, Transaction};
 
 use super::{all, bigint, execute, invites};
 use crate::clock::UnixTime;
+use crate::domain::console::STREAK_SECS;
 use crate::domain::idempotency::IDEMPOTENCY_WINDOW_SECS;
 use crate::domain::invite::INVITE_LIFETIME_SECS;
 use crate::domain::{InviteId, SiteId};
@@ -129,7 +130,19 @@ pub async fn drop_spent(
         &[&(now - OLD_SECRET_GRACE_SECS)],
     )
     .await?;
-    Ok(usize::try_from(keys + requests + secrets).unwrap_or(usize::MAX))
+    let console = execute(
+        client,
+        "DELETE FROM console_sessions WHERE expires_at <= $1",
+        &[&now],
+    )
+    .await?
+        + execute(
+            client,
+            "DELETE FROM console_sign_in_failures WHERE last_failure_at <= $1",
+            &[&(now - STREAK_SECS)],
+        )
+        .await?;
+    Ok(usize::try_from(keys + requests + secrets + console).unwrap_or(usize::MAX))
 }
 
 /// The first step of deleting a site: its credentials go, so no new invite can be made

@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0004_health_probe.sql"),
     include_str!("migrations/0005_receipts.sql"),
     include_str!("migrations/0006_dc_api.sql"),
+    include_str!("migrations/0007_console.sql"),
 ];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).

@@ -1,16 +1,16 @@
 //! What a change of an invite writes besides the invite: its webhook event, in the same
-//! transaction. Every path that verifies or expires an invite comes through here, so
-//! none can forget the event (the invite cache needs no call: the writer's connection
+//! transaction, and its count for the overview (`tally`). Every path that verifies or
+//! expires an invite comes through here, so none can forget the event (the invite cache needs no call: the writer's connection
 //! evicts by trigger, see `writer_conn`).
 
 use rusqlite::{params, Connection};
 
-use super::one;
+use super::{one, tally};
 use crate::clock::UnixTime;
 use crate::domain::webhook::{EventId, EventType};
 use crate::domain::{InviteId, SiteId, WebhookFormat};
 use crate::receipt::Evidence;
-use crate::store::{transitions, InviteRecord, StoreResult};
+use crate::store::{transitions, InviteRecord, StoreResult, TallyEvent};
 
 /// Writes the event for a change of `invite`, if its site has a webhook URL and its
 /// webhook format sends such events.
@@ -51,6 +51,7 @@ pub fn write_expired(
         "UPDATE invites SET status = 'expired', settled_at = ?2 WHERE invite_id = ?1",
     )?
     .execute(params![record.id.as_str(), settled_at])?;
+    tally::note(TallyEvent::Expired, settled_at);
     record_event(
         conn,
         record.site_id,
@@ -91,6 +92,9 @@ pub fn write_verified(
         record.method.map(|m| m.as_str()),
         receipt
     ])?;
+    if let Some(method) = record.method {
+        tally::note(TallyEvent::Verified(method), now);
+    }
     record_event(
         conn,
         record.site_id,

@@ -6,6 +6,7 @@ use rusqlite::{params, Connection};
 
 use super::{all, invites, one};
 use crate::clock::UnixTime;
+use crate::domain::console::STREAK_SECS;
 use crate::domain::idempotency::IDEMPOTENCY_WINDOW_SECS;
 use crate::domain::invite::INVITE_LIFETIME_SECS;
 use crate::domain::{InviteId, SiteId};
@@ -86,7 +87,13 @@ pub fn drop_spent(conn: &Connection, now: UnixTime, limit: usize) -> StoreResult
     let secrets = conn
         .prepare_cached("DELETE FROM webhook_secrets WHERE retired_at <= ?1")?
         .execute([now - OLD_SECRET_GRACE_SECS])?;
-    Ok(keys + requests + secrets)
+    let console = conn
+        .prepare_cached("DELETE FROM console_sessions WHERE expires_at <= ?1")?
+        .execute([now])?
+        + conn
+            .prepare_cached("DELETE FROM console_sign_in_failures WHERE last_failure_at <= ?1")?
+            .execute([now - STREAK_SECS])?;
+    Ok(keys + requests + secrets + console)
 }
 
 /// The first step of deleting a site: its credentials go, so no new invite can be made

@@ -4,7 +4,7 @@
 
 use rusqlite::{params, Connection};
 
-use super::{all, changes, one};
+use super::{all, changes, one, tally};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::{self, Repeat};
 use crate::domain::{IdempotentRequest, InviteId, SiteId, VerifyMethod};
@@ -13,7 +13,7 @@ use crate::store::rows::{self, GATEWAY_COLUMNS, INVITE_COLUMNS, REMEMBERED_KEY_C
 use crate::store::transitions::{self, CancelStep, VerifyStep};
 use crate::store::{
     CancelOutcome, CreateOutcome, GatewayInvite, InviteRecord, InviteSlice, NewInvite, StoreError,
-    StoreResult, VerifyOutcome,
+    StoreResult, TallyEvent, VerifyOutcome,
 };
 
 /// The single writer runs one create at a time, so a repeat of a key finds the first's
@@ -88,6 +88,7 @@ fn insert(conn: &Connection, invite: &NewInvite) -> StoreResult<()> {
         }
         _ => e.into(),
     })?;
+    tally::note(TallyEvent::Created, invite.created_at);
     Ok(())
 }
 

@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0007_invite_changes.sql"),
     include_str!("migrations/0008_receipts.sql"),
     include_str!("migrations/0009_dc_api.sql"),
+    include_str!("migrations/0010_console.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {

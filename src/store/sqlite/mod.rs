@@ -20,6 +20,7 @@ mod capabilities;
 mod changes;
 mod checkpoint;
 mod connect;
+mod console;
 mod erasure;
 mod errors;
 mod invites;
@@ -30,6 +31,7 @@ mod query;
 mod queue;
 mod receipts;
 mod sites;
+mod tally;
 mod webhooks;
 mod writer_conn;
 

@@ -9,6 +9,7 @@
 use super::checkpoint::{self, Committed};
 use super::query::exec_cached;
 use super::queue::{Pushed, Queue, Taken, WakeOnDrop};
+use super::tally;
 use super::writer_conn::{Snapshot, WriterConn, SNAPSHOT_AGE};
 use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
@@ -248,6 +249,7 @@ fn write_loop(
         }
         let mut writer = conn.lock().unwrap_or_else(PoisonError::into_inner);
         writer.end_snapshot();
+        tally::discard();
         let conn = &writer.conn;
         let begun = end_stale_transaction(conn).and_then(|()| {
             conn.execute_batch("BEGIN IMMEDIATE")
@@ -277,8 +279,10 @@ fn write_loop(
         let commit = if conn.is_autocommit() {
             Err(rolled_back())
         } else {
-            conn.execute_batch("COMMIT").map_err(StoreError::from)
+            // The overview's counts of what the batch changed, in its transaction.
+            tally::flush(conn).and_then(|()| conn.execute_batch("COMMIT").map_err(StoreError::from))
         };
+        tally::discard();
         if let Err(e) = &commit {
             tracing::error!(error = %e, "group commit failed");
             if !conn.is_autocommit() {
@@ -335,7 +339,11 @@ fn run_in_savepoint(conn: &Connection, job: Box<dyn WriteJob>) -> Finish {
         job.fail(e.into());
         return Box::new(|_| {});
     }
+    let noted = tally::mark();
     let (keep, finish) = job.run(conn);
+    if !keep {
+        tally::rewind(noted);
+    }
     if conn.is_autocommit() {
         // The job met an error after which SQLite rolled back the whole transaction; the
         // savepoint is gone with it, and the commit answers the job.

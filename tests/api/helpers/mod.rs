@@ -28,6 +28,8 @@ pub struct TestApp {
     pub base: String,
     /// `http://` + the `--metrics-listen` address, when the test asked for one.
     pub metrics_base: Option<String>,
+    /// `http://` + the `--admin-listen` address (the console), when the test asked for one.
+    pub admin_base: Option<String>,
     pub client: reqwest::Client,
     /// The app's clock, unless it runs on the wall clock (`real_time`).
     pub clock: Arc<ManualClock>,
@@ -121,11 +123,13 @@ async fn spawn_on(
         .unwrap();
     let base = format!("http://{}", app.local_addr());
     let metrics_base = app.metrics_addr().map(|a| format!("http://{a}"));
+    let admin_base = app.admin_addr().map(|a| format!("http://{a}"));
     let shutdown = CancellationToken::new();
     let running = Some(tokio::spawn(app.run_until_stopped(shutdown.clone())));
     TestApp {
         base,
         metrics_base,
+        admin_base,
         client: client(),
         clock,
         real_time,
