@@ -137,6 +137,7 @@ async fn answered_in_a_real_browser(protocol: &'static str) {
     let landed = in_browser(|driver, browser| async {
         let walked = async {
             let page = open_page(&browser, &case.url).await?;
+            screenshots(&browser, &format!("pending-{protocol}")).await;
             let p = Presentation::for_claim(&page.r1().requested_claim, T0);
             let (name, data) = match protocol {
                 "openid4vp" => {
@@ -202,6 +203,7 @@ async fn a_declining_wallet_or_a_refused_answer_leaves_a_readable_message_and_a_
                 wallet_will(&browser, json!({"action": "decline"})).await?;
                 browser.find(button).await?.click().await?;
                 let declined = wait_for_message(&browser).await?;
+                screenshots(&browser, "declined").await;
                 // Three polls later the message is still there: the page did not reload.
                 tokio::time::sleep(Duration::from_millis(6500)).await;
                 let still = wait_for_message(&browser).await?;
