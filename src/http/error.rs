@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
+use crate::dcapi::response::ResponseError;
 use crate::store::StoreError;
 
 /// The error body of the seed specification.
@@ -103,7 +104,7 @@ pub enum ApiError {
     Refused(crate::mdoc::PresentationError),
     /// A Digital Credentials API answer could not be taken apart (interface §11); the
     /// message names why.
-    DcApi(super::gateway::dc_api::DcApiRefusal),
+    DcApi(DcApiRefusal),
     /// The site's requests exceed `--rate-limit`; a token is back after this long.
     RateLimited { retry_after_secs: u64 },
 }
@@ -129,8 +130,8 @@ impl ApiError {
     }
 }
 
-impl From<super::gateway::dc_api::DcApiRefusal> for ApiError {
-    fn from(refusal: super::gateway::dc_api::DcApiRefusal) -> Self {
+impl From<DcApiRefusal> for ApiError {
+    fn from(refusal: DcApiRefusal) -> Self {
         ApiError::DcApi(refusal)
     }
 }
@@ -229,6 +230,45 @@ pub fn catalogue_markdown() -> String {
         ));
     }
     out
+}
+
+/// Why a DC API answer could not be taken apart to its DeviceResponse; shown as
+/// "presentation refused: {message}".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DcApiRefusal {
+    #[error(
+        "unknown protocol {0:?} (expected openid4vp-v1-unsigned, openid4vp-v1-signed or org-iso-mdoc)"
+    )]
+    UnknownProtocol(String),
+    #[error("{0}")]
+    Response(#[from] ResponseError),
+    #[error("the response presents the credential {0:?}, which was not requested")]
+    UnrequestedCredential(String),
+}
+
+impl DcApiRefusal {
+    /// The refusal as one stable word, for `agegate_presentations_total`.
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            DcApiRefusal::UnknownProtocol(_) => "unknown_protocol",
+            DcApiRefusal::Response(ResponseError::WalletError(_)) => "wallet_error",
+            DcApiRefusal::Response(ResponseError::Unencrypted) => "unencrypted",
+            DcApiRefusal::Response(ResponseError::Jwe(_) | ResponseError::Hpke(_)) => {
+                "undecryptable"
+            }
+            DcApiRefusal::Response(_) => "malformed",
+            DcApiRefusal::UnrequestedCredential(_) => "wrong_credential",
+        }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            DcApiRefusal::UnknownProtocol(_) => ErrorCode::DcApiUnknownProtocol,
+            DcApiRefusal::Response(ResponseError::WalletError(_)) => ErrorCode::DcApiWalletError,
+            DcApiRefusal::Response(_) => ErrorCode::DcApiResponseUnreadable,
+            DcApiRefusal::UnrequestedCredential(_) => ErrorCode::DcApiUnrequestedCredential,
+        }
+    }
 }
 
 #[cfg(test)]

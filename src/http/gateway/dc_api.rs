@@ -16,12 +16,12 @@ use crate::dcapi::request::{
     self, PROTOCOL_ANNEX_C, PROTOCOL_OPENID4VP_SIGNED, PROTOCOL_OPENID4VP_UNSIGNED,
 };
 use crate::dcapi::{
-    response, transcript, DcApiRequests, ItemRequest, RequestInputs, RequestSigner, ResponseError,
+    response, transcript, DcApiRequests, ItemRequest, RequestInputs, RequestSigner,
 };
 use crate::domain::presentation::{self, CREDENTIAL_ID};
 use crate::domain::{DcApiSecrets, InviteId, MinAge, PresentationRequest, Status};
 use crate::http::body::{JsonBody, RequestBody};
-use crate::http::error::{ApiError, ErrorBody, ErrorCode};
+use crate::http::error::{ApiError, DcApiRefusal, ErrorBody, ErrorCode};
 use crate::http::openid4vp::{AnswerAccepted, Answering};
 use crate::http::AppState;
 use crate::mdoc::DOC_TYPE;
@@ -158,45 +158,6 @@ impl Protocol {
             PROTOCOL_OPENID4VP_UNSIGNED | PROTOCOL_OPENID4VP_SIGNED => Ok(Protocol::OpenId4Vp),
             PROTOCOL_ANNEX_C => Ok(Protocol::AnnexC),
             other => Err(DcApiRefusal::UnknownProtocol(shown(other))),
-        }
-    }
-}
-
-/// Why a DC API answer could not be taken apart to its DeviceResponse; shown as
-/// "presentation refused: {message}".
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DcApiRefusal {
-    #[error(
-        "unknown protocol {0:?} (expected openid4vp-v1-unsigned, openid4vp-v1-signed or org-iso-mdoc)"
-    )]
-    UnknownProtocol(String),
-    #[error("{0}")]
-    Response(#[from] ResponseError),
-    #[error("the response presents the credential {0:?}, which was not requested")]
-    UnrequestedCredential(String),
-}
-
-impl DcApiRefusal {
-    /// The refusal as one stable word, for `agegate_presentations_total`.
-    pub fn outcome(&self) -> &'static str {
-        match self {
-            DcApiRefusal::UnknownProtocol(_) => "unknown_protocol",
-            DcApiRefusal::Response(ResponseError::WalletError(_)) => "wallet_error",
-            DcApiRefusal::Response(ResponseError::Unencrypted) => "unencrypted",
-            DcApiRefusal::Response(ResponseError::Jwe(_) | ResponseError::Hpke(_)) => {
-                "undecryptable"
-            }
-            DcApiRefusal::Response(_) => "malformed",
-            DcApiRefusal::UnrequestedCredential(_) => "wrong_credential",
-        }
-    }
-
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            DcApiRefusal::UnknownProtocol(_) => ErrorCode::DcApiUnknownProtocol,
-            DcApiRefusal::Response(ResponseError::WalletError(_)) => ErrorCode::DcApiWalletError,
-            DcApiRefusal::Response(_) => ErrorCode::DcApiResponseUnreadable,
-            DcApiRefusal::UnrequestedCredential(_) => ErrorCode::DcApiUnrequestedCredential,
         }
     }
 }
