@@ -4,8 +4,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::dcapi::{RequestSigner, SignerFileError};
-pub use crate::http::openid4vp::EuAv;
-use crate::mdoc::TrustAnchors;
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite:agegate.db";
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -36,17 +34,17 @@ pub struct Settings {
     /// How long a worker's claim on an event lasts (a dead node's events are taken over
     /// after it).
     pub webhook_lease: Duration,
-    /// Verification with the EU Age Verification app (interface §7); `None` is off.
-    pub eu_av: Option<EuAv>,
+    /// The trust anchors per credential kind (interface §7, §12): a kind with anchors is
+    /// on. Reloaded from its files on SIGHUP.
+    pub trust: std::sync::Arc<crate::trust::TrustHandle>,
+    /// `--eu-av-wallet-scheme`: the scheme of the same-device link (`av`).
+    pub wallet_scheme: String,
     /// How long a webhook attempt may take (no flag: see [`webhook_timeout`]).
     pub webhook_timeout: Duration,
     /// Signs the Digital Credentials API requests (interface §11); `None`: unsigned.
     pub dc_api_signer: Option<RequestSigner>,
     /// `--admin-listen`: where the operator console is served; `None` is off.
     pub admin_listen: Option<String>,
-    /// The trust anchors as the console lists them, with the files they came from.
-    /// Empty: the console lists `eu_av`'s anchors without a file name.
-    pub trust_sources: Vec<crate::trust::AnchorSource>,
 }
 
 impl Settings {
@@ -63,14 +61,14 @@ impl Settings {
             retention: crate::retention::Retention::days(90),
             retention_interval: crate::retention::DEFAULT_INTERVAL,
             webhook_poll_interval: Duration::from_secs(1),
-            eu_av: None,
+            trust: crate::trust::TrustHandle::none(),
+            wallet_scheme: crate::domain::presentation::DEFAULT_WALLET_SCHEME.to_owned(),
             dc_api_signer: None,
             webhook_lease: crate::webhooks::worker::DEFAULT_LEASE,
             webhook_timeout: crate::webhooks::client::DEFAULT_TIMEOUT,
             rate_limit: 0,
             metrics_listen: None,
             admin_listen: None,
-            trust_sources: Vec::new(),
         }
     }
 }
@@ -134,15 +132,6 @@ pub fn parse_public_url(s: &str) -> Result<String, String> {
         return Err(format!("'{s}' must not have a query or fragment"));
     }
     Ok(url.as_str().trim_end_matches('/').to_owned())
-}
-
-/// The trust anchors file of `--eu-av-trust-anchors`: a PEM bundle of CA certificates.
-/// Errors are one line naming the file and the problem.
-pub fn load_trust_anchors(path: &Path) -> Result<TrustAnchors, String> {
-    let shown = path.display();
-    let pem = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read EU AV trust anchors '{shown}': {e}"))?;
-    TrustAnchors::from_pem(&pem).map_err(|e| format!("EU AV trust anchors '{shown}': {e}"))
 }
 
 /// The signing identity of `--dc-api-signing-key` and `--dc-api-signing-cert` (PEM: a

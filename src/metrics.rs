@@ -45,8 +45,18 @@ pub struct PresentationLabels {
     pub outcome: String,
 }
 
+/// One trust anchor: its kind and the SHA-256 (hex) of its DER, as `trust show` lists it.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct AnchorLabels {
+    pub kind: String,
+    pub sha256: String,
+}
+
 pub struct Metrics {
     registry: Registry,
+    /// Seconds until each anchor in force expires (negative once it has): set from the
+    /// anchors at each scrape, so a reload shows at once.
+    pub anchor_expiry: Family<AnchorLabels, Gauge>,
     pub presentations: Family<PresentationLabels, Counter>,
     pub requests: Family<RequestLabels, Counter>,
     pub request_seconds: Family<RouteLabels, Histogram>,
@@ -84,7 +94,7 @@ impl Metrics {
         let invites_verified = Family::<MethodLabels, Counter>::default();
         registry.register(
             "invites_verified",
-            "Invites verified, by method (eu-av, sandbox, verifier)",
+            "Invites verified, by method (eu-av, eudi-pid, mdl, sandbox, verifier)",
             invites_verified.clone(),
         );
         let webhook_attempts = Family::<OutcomeLabels, Counter>::default();
@@ -106,6 +116,13 @@ impl Metrics {
              (accepted, or the refusal's reason as one stable word: see docs/evidence.md)",
             presentations.clone(),
         );
+        let anchor_expiry = Family::<AnchorLabels, Gauge>::default();
+        registry.register(
+            "trust_anchor_expiry_seconds",
+            "Seconds until each trust anchor in force expires (negative once it has), by \
+             credential kind and SHA-256 fingerprint; alert well before it reaches 0",
+            anchor_expiry.clone(),
+        );
         let database_errors = Counter::default();
         registry.register(
             "database_errors",
@@ -114,6 +131,7 @@ impl Metrics {
         );
         Arc::new(Self {
             registry,
+            anchor_expiry,
             presentations,
             requests,
             request_seconds,
@@ -152,6 +170,20 @@ impl Metrics {
             .inc();
     }
 
+    /// Sets the anchor expiry gauge to exactly `anchors` at `now` (an anchor no longer
+    /// in force disappears).
+    pub fn set_anchors(&self, anchors: &[crate::trust::AnchorListing], now: i64) {
+        self.anchor_expiry.clear();
+        for a in anchors {
+            self.anchor_expiry
+                .get_or_create(&AnchorLabels {
+                    kind: a.kind.name().to_owned(),
+                    sha256: a.sha256.clone(),
+                })
+                .set(a.not_after - now);
+        }
+    }
+
     /// The Prometheus text exposition of every metric.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -170,7 +202,7 @@ mod tests {
     fn the_exposition_names_every_metric() {
         let m = Metrics::new();
         m.invites_created.inc();
-        m.verified(crate::domain::VerifyMethod::EuAv);
+        m.verified(crate::domain::VerifyMethod::EU_AV);
         m.webhook_attempt("delivered");
         m.requests
             .get_or_create(&RequestLabels {

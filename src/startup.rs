@@ -85,7 +85,7 @@ impl Application {
                 clock: clock.clone(),
                 public_url: public_url.clone(),
                 deliveries: deliveries.clone(),
-                trust: trust_sources(&settings),
+                trust: settings.trust.clone(),
             });
             (listener, router)
         });
@@ -96,7 +96,8 @@ impl Application {
             public_url: public_url.clone(),
             verifier_token: settings.verifier_token.clone(),
             deliveries: deliveries.clone(),
-            eu_av: settings.eu_av.clone(),
+            trust: settings.trust.clone(),
+            wallet_scheme: settings.wallet_scheme.clone(),
             dc_api_signer: settings.dc_api_signer.clone(),
             rate_limit: settings.rate_limit,
             observe: metrics_listener.is_some(),
@@ -172,9 +173,12 @@ impl Application {
         ));
         if let Some(listener) = self.metrics_listener {
             let metrics = self.metrics.clone();
+            let (trust, clock) = (self.settings.trust.clone(), self.clock.clone());
             let router = axum::Router::new().route(
                 "/metrics",
                 axum::routing::get(move || async move {
+                    let now = clock.now();
+                    metrics.set_anchors(&crate::trust::list(&trust.current().sources, now), now);
                     (
                         [(
                             axum::http::header::CONTENT_TYPE,
@@ -198,21 +202,4 @@ impl Application {
         while workers.join_next().await.is_some() {}
         Ok(())
     }
-}
-
-/// The anchors the console lists: the configured sources, or else the EU AV anchors
-/// the settings hold (without their file's name).
-fn trust_sources(settings: &Settings) -> Vec<crate::trust::AnchorSource> {
-    if !settings.trust_sources.is_empty() {
-        return settings.trust_sources.clone();
-    }
-    settings
-        .eu_av
-        .iter()
-        .map(|eu_av| crate::trust::AnchorSource {
-            kind: "eu-av",
-            origin: "(given to the server directly)".into(),
-            anchors: eu_av.trust_anchors.clone(),
-        })
-        .collect()
 }

@@ -14,6 +14,8 @@ mod site_list;
 mod site_show;
 mod site_update;
 mod statement;
+mod trust_args;
+mod trust_show;
 mod view;
 mod webhook_redeliver;
 pub mod webhook_secret_rotate;
@@ -77,6 +79,11 @@ pub enum Command {
     /// Print this deployment's age-assurance practice statement (Markdown), from its
     /// configuration and database.
     Statement(statement::Args),
+    /// Inspect the trust anchors of every credential kind.
+    Trust {
+        #[command(subcommand)]
+        command: TrustCommand,
+    },
     /// Manage the operator console (serve --admin-listen).
     Admin {
         #[command(subcommand)]
@@ -94,6 +101,13 @@ pub enum ReceiptKeyCommand {
 pub enum ReceiptCommand {
     /// Check a receipt's signature offline and print its payload; exit 0 only if it holds.
     Verify(receipt_verify::Args),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TrustCommand {
+    /// List every trust anchor serve would load with the same flags, by kind, flagging
+    /// those that expire within 30 days.
+    Show(trust_show::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -127,7 +141,8 @@ pub enum SiteCommand {
     List(site_list::Args),
     /// Show one site configuration.
     Show(site_show::Args),
-    /// Change a site's redirect or webhook URL, minimum age or webhook format.
+    /// Change a site's redirect or webhook URL, minimum age, webhook format or accepted
+    /// credential kinds.
     Update(site_update::Args),
     /// Erase a site with everything it owns (asks for --yes).
     Delete(site_delete::Args),
@@ -189,6 +204,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Receipt {
             command: ReceiptCommand::Verify(args),
         } => receipt_verify::run(args, &cli.database_url).await,
+        Command::Trust {
+            command: TrustCommand::Show(args),
+        } => trust_show::run(args),
         Command::Statement(args) => statement::run(args, open(&cli.database_url).await?).await,
         Command::Webhook { command } => {
             let store = open(&cli.database_url).await?;

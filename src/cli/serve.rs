@@ -4,12 +4,15 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::{
-    load_dc_api_signer, load_trust_anchors, parse_retry_schedule, parse_webhook_lease, EuAv,
-    Settings, DEFAULT_LISTEN, DEFAULT_RETRY_SCHEDULE,
+    load_dc_api_signer, parse_retry_schedule, parse_webhook_lease, Settings, DEFAULT_LISTEN,
+    DEFAULT_RETRY_SCHEDULE,
 };
 use crate::domain::presentation::{parse_wallet_scheme, DEFAULT_WALLET_SCHEME};
 use crate::startup::Application;
 use crate::store;
+use crate::trust::{Trust, TrustHandle};
+
+use super::trust_args::TrustArgs;
 use std::path::PathBuf;
 
 pub use crate::telemetry::LogFormat;
@@ -108,10 +111,9 @@ pub struct Args {
     #[arg(long, env = "AGEGATE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 
-    /// PEM file of the X.509 CA certificates trusted to issue Proof of Age attestations;
-    /// set, the gateway verifies visitors with the EU Age Verification app.
-    #[arg(long, env = "AGEGATE_EU_AV_TRUST_ANCHORS", value_name = "PATH")]
-    eu_av_trust_anchors: Option<PathBuf>,
+    /// The trust anchors of each credential kind (SIGHUP reloads them).
+    #[command(flatten)]
+    trust: TrustArgs,
 
     /// URI scheme of the same-device link that opens the wallet.
     #[arg(
@@ -176,31 +178,21 @@ fn parse_statement_timeout(s: &str) -> Result<Duration, String> {
 }
 
 pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
-    let eu_av = match &args.eu_av_trust_anchors {
-        Some(path) => Some(EuAv {
-            trust_anchors: Arc::new(load_trust_anchors(path).map_err(anyhow::Error::msg)?),
-            wallet_scheme: args.eu_av_wallet_scheme.clone(),
-        }),
-        None => None,
-    };
-    let anchor_count = eu_av.as_ref().map_or(0, |e| e.trust_anchors.len());
+    let files = args.trust.files();
+    let loaded = files.load(SystemClock.now()).map_err(anyhow::Error::msg)?;
+    let kinds_log = kinds_summary(&loaded);
+    let wallet_on = !loaded.anchors.on().is_empty();
+    let trust = TrustHandle::new(files, loaded);
     let dc_api_signer = match (&args.dc_api_signing_key, &args.dc_api_signing_cert) {
         (Some(key), Some(cert)) => {
             Some(load_dc_api_signer(key, cert, SystemClock.now()).map_err(anyhow::Error::msg)?)
         }
         _ => None,
     };
-    let dc_api_log = dc_api_summary(eu_av.is_some(), dc_api_signer.as_ref());
-    let trust_sources = match (&eu_av, &args.eu_av_trust_anchors) {
-        (Some(eu_av), Some(path)) => vec![crate::trust::AnchorSource {
-            kind: "eu-av",
-            origin: path.display().to_string(),
-            anchors: eu_av.trust_anchors.clone(),
-        }],
-        _ => Vec::new(),
-    };
+    let dc_api_log = dc_api_summary(wallet_on, dc_api_signer.as_ref());
     let settings = Settings {
-        eu_av,
+        trust: trust.clone(),
+        wallet_scheme: args.eu_av_wallet_scheme.clone(),
         dc_api_signer,
         webhook_lease: args.webhook_lease,
         webhook_timeout: crate::config::webhook_timeout(),
@@ -208,7 +200,6 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         rate_limit: args.rate_limit,
         metrics_listen: args.metrics_listen.clone(),
         admin_listen: args.admin_listen.clone(),
-        trust_sources,
         public_url: args.public_url,
         verifier_token: args.verifier_token.filter(|t| !t.is_empty()),
         allow_private_webhooks: args.allow_private_webhooks,
@@ -230,6 +221,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     let app = Application::build(settings, store, Arc::new(SystemClock)).await?;
     let shutdown = CancellationToken::new();
     tokio::spawn(stop_on_signal(shutdown.clone())?);
+    tokio::spawn(reload_on_hangup(trust)?);
     tracing::info!(
         "agegate listening on http://{} (public URL {}), database {}",
         app.local_addr(),
@@ -240,14 +232,11 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         Some(addr) => tracing::info!("operator console on http://{addr}/admin/"),
         None => tracing::info!("operator console: off (no --admin-listen)"),
     }
-    match &args.eu_av_trust_anchors {
-        Some(path) => tracing::info!(
-            "EU Age Verification: on, {} trust anchor(s) from {}, wallet scheme {}://",
-            anchor_count,
-            path.display(),
-            args.eu_av_wallet_scheme
-        ),
-        None => tracing::info!("EU Age Verification: off (no --eu-av-trust-anchors)"),
+    for line in kinds_log {
+        tracing::info!("{line}");
+    }
+    if wallet_on {
+        tracing::info!("wallet link scheme {}://", args.eu_av_wallet_scheme);
     }
     tracing::info!("{dc_api_log}");
     if args.retention == crate::retention::Retention::KEEP_ALL {
@@ -279,6 +268,57 @@ fn dc_api_summary(wallet_on: bool, signer: Option<&crate::dcapi::RequestSigner>)
             crate::clock::rfc3339(signer.leaf_validity().1)
         ),
     }
+}
+
+/// One start-up line per credential kind: on with how many anchors from where, or off.
+fn kinds_summary(trust: &Trust) -> Vec<String> {
+    crate::domain::Kind::all()
+        .map(|kind| {
+            let sources: Vec<&str> = trust
+                .sources
+                .iter()
+                .filter(|s| s.kind == kind)
+                .map(|s| s.origin.as_str())
+                .collect();
+            match trust.anchors.get(kind) {
+                Some(anchors) => format!(
+                    "credential kind {kind}: on, {} trust anchor(s) from {}",
+                    anchors.len(),
+                    sources.join(" and ")
+                ),
+                None if sources.is_empty() => format!("credential kind {kind}: off (no anchors)"),
+                None => format!(
+                    "credential kind {kind}: off ({} holds no anchor for it)",
+                    sources.join(" and ")
+                ),
+            }
+        })
+        .collect()
+}
+
+/// Installs the SIGHUP handler now, and returns a future that reloads every anchor file
+/// on each SIGHUP: a good set replaces the old one at once; a bad file keeps the old
+/// set, and the log says why.
+fn reload_on_hangup(
+    trust: std::sync::Arc<TrustHandle>,
+) -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut hangup = signal(SignalKind::hangup())?;
+    Ok(async move {
+        while hangup.recv().await.is_some() {
+            match trust.reload(SystemClock.now()) {
+                Ok(fresh) => {
+                    tracing::info!("SIGHUP: trust anchors reloaded");
+                    for line in kinds_summary(&fresh) {
+                        tracing::info!("{line}");
+                    }
+                }
+                Err(why) => {
+                    tracing::error!("SIGHUP: trust anchors not reloaded, the old ones stay: {why}")
+                }
+            }
+        }
+    })
 }
 
 /// Installs the SIGINT and SIGTERM handlers now (so a signal that arrives right after

@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
 use crate::domain::{
-    MinAge, Password, SiteId, SiteName, SiteUrl, Username, WebhookFormat, WebhookSecret,
+    Accept, MinAge, Password, SiteId, SiteName, SiteUrl, Username, WebhookFormat, WebhookSecret,
 };
 use crate::store::{AdminStore, NewCredential, NewSite};
 
@@ -28,6 +28,10 @@ pub struct Args {
     /// (verifications only, for receivers of the hosted service this API comes from).
     #[arg(long, value_name = "FORMAT", default_value = "standard", value_parser = |s: &str| WebhookFormat::parse(s))]
     webhook_format: WebhookFormat,
+    /// The kinds of credential the site accepts: all, or a comma-separated list of
+    /// eu-av, eudi-pid, mdl. The gateway asks for those the server also has on.
+    #[arg(long, value_name = "LIST", default_value = "all", value_parser = |s: &str| Accept::parse(s))]
+    accept: Accept,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -52,6 +56,7 @@ pub struct SiteSettings {
     pub sandbox: bool,
     pub min_age: MinAge,
     pub webhook_format: WebhookFormat,
+    pub accept: Accept,
 }
 
 impl SiteSettings {
@@ -64,6 +69,7 @@ impl SiteSettings {
             sandbox: false,
             min_age: MinAge::DEFAULT,
             webhook_format: WebhookFormat::Standard,
+            accept: Accept::All,
         }
     }
 }
@@ -81,6 +87,7 @@ pub async fn create_site(
         sandbox,
         min_age,
         webhook_format,
+        accept,
     } = settings;
     let now = clock.now();
     let id = SiteId::generate();
@@ -102,6 +109,7 @@ pub async fn create_site(
             sandbox,
             min_age,
             webhook_format,
+            accept,
             created_at: now,
             credential: NewCredential {
                 username,
@@ -126,6 +134,7 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
             sandbox: args.sandbox,
             min_age: args.min_age,
             webhook_format: args.webhook_format,
+            accept: args.accept,
         },
     )
     .await?;

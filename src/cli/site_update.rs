@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use crate::domain::{MinAge, SiteId, SiteUrl, WebhookFormat};
+use crate::domain::{Accept, MinAge, SiteId, SiteUrl, WebhookFormat};
 use crate::store::{AdminStore, SiteUpdate};
 
 #[derive(Debug, clap::Args)]
@@ -19,6 +19,10 @@ pub struct Args {
     /// New webhook format: standard or everprotec; applies to deliveries from now on.
     #[arg(long, value_name = "FORMAT", value_parser = |s: &str| WebhookFormat::parse(s))]
     webhook_format: Option<WebhookFormat>,
+    /// New list of accepted credential kinds: all, or a comma-separated list of eu-av,
+    /// eudi-pid, mdl; the next request a gateway page makes asks for them.
+    #[arg(long, value_name = "LIST", value_parser = |s: &str| Accept::parse(s))]
+    accept: Option<Accept>,
 }
 
 /// A URL, or nothing (from an empty argument).
@@ -38,9 +42,10 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
         && args.webhook_url.is_none()
         && args.min_age.is_none()
         && args.webhook_format.is_none()
+        && args.accept.is_none()
     {
         anyhow::bail!(
-            "nothing to update: give --redirect-url, --webhook-url, --min-age or --webhook-format"
+            "nothing to update: give --redirect-url, --webhook-url, --min-age, --webhook-format or --accept"
         );
     }
     let update = SiteUpdate {
@@ -48,6 +53,7 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
         webhook_url: args.webhook_url.map(|u| u.0),
         min_age: args.min_age,
         webhook_format: args.webhook_format,
+        accept: args.accept,
     };
     if !store.update_site(args.site_id, update).await? {
         anyhow::bail!("no site with id {}", args.site_id);

@@ -3,14 +3,13 @@
 //! and its database, so it cannot drift from what the service does.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::trust_args::TrustArgs;
 use crate::clock::{rfc3339, Clock, SystemClock};
-use crate::config::{load_trust_anchors, parse_public_url, DEFAULT_LISTEN};
-use crate::domain::SiteId;
-use crate::mdoc::DOC_TYPE;
-use crate::receipt::{hex, ReceiptKey};
+use crate::config::{parse_public_url, DEFAULT_LISTEN};
+use crate::domain::{Kind, SiteId};
+use crate::receipt::ReceiptKey;
 use crate::retention::Retention;
 use crate::store::{SiteRecord, Store};
 
@@ -25,9 +24,9 @@ pub struct Args {
     /// As `serve --listen` (the public URL's default).
     #[arg(long, env = "AGEGATE_LISTEN", default_value = DEFAULT_LISTEN, value_name = "ADDR")]
     listen: String,
-    /// As `serve --eu-av-trust-anchors`.
-    #[arg(long, env = "AGEGATE_EU_AV_TRUST_ANCHORS", value_name = "PATH")]
-    eu_av_trust_anchors: Option<PathBuf>,
+    /// As `serve`'s trust flags.
+    #[command(flatten)]
+    trust: TrustArgs,
     /// As `serve --retention`.
     #[arg(
         long,
@@ -52,10 +51,9 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
         Some(url) => parse_public_url(url).map_err(anyhow::Error::msg)?,
         None => format!("http://{}", args.listen),
     };
-    let anchors = match &args.eu_av_trust_anchors {
-        Some(path) => Some(load_trust_anchors(path).map_err(anyhow::Error::msg)?),
-        None => None,
-    };
+    let now = SystemClock.now();
+    let trust = args.trust.files().load(now).map_err(anyhow::Error::msg)?;
+    let on = trust.anchors.on();
     let sites: Vec<SiteRecord> = match args.site {
         Some(id) => vec![store
             .site(id)
@@ -71,7 +69,6 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
         .map(|k| k.kid())
         .collect();
     let mut md = String::new();
-    let now = SystemClock.now();
     let w = &mut md;
     let _ = writeln!(w, "# Age-assurance practice statement\n");
     let _ = writeln!(
@@ -82,21 +79,28 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
         rfc3339(now)
     );
     let _ = writeln!(w, "## Methods\n");
-    match &anchors {
-        Some(a) => {
-            let _ = writeln!(
-                w,
-                "- **EU Age Verification app (`eu-av`)**: on. The visitor's wallet presents an ISO/IEC \
-                 18013-5 mdoc of docType `{DOC_TYPE}` over OpenID for Verifiable Presentations 1.0; \
-                 agegate checks it itself, under {} trust anchor(s) listed below.",
-                a.len()
-            );
-        }
-        None => {
-            let _ = writeln!(
-                w,
-                "- **EU Age Verification app (`eu-av`)**: off (no trust anchors configured)."
-            );
+    for kind in Kind::all() {
+        let info = kind.info();
+        match trust.anchors.get(kind) {
+            Some(a) => {
+                let _ = writeln!(
+                    w,
+                    "- **{} (`{kind}`)**: on. The visitor's wallet presents an ISO/IEC 18013-5 \
+                     mdoc of docType `{}` over OpenID for Verifiable Presentations 1.0 or the \
+                     Digital Credentials API; agegate checks it itself, under {} trust \
+                     anchor(s) of this kind only, listed below.",
+                    info.title,
+                    info.doc_type,
+                    a.len()
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    w,
+                    "- **{} (`{kind}`)**: off (no trust anchors configured).",
+                    info.title
+                );
+            }
         }
     }
     let _ = writeln!(
@@ -115,20 +119,22 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
         "- **Sandbox (`sandbox`)**: for test sites only ({sandbox} of the sites below); a button \
          marks the invite verified without any check.\n"
     );
-    if let Some(a) = &anchors {
-        let _ = writeln!(w, "## Trust anchors (`eu-av`)\n");
+    if !on.is_empty() {
+        let _ = writeln!(w, "## Trust anchors\n");
         let _ = writeln!(
             w,
-            "| subject | SHA-256 fingerprint of the DER | not after |"
+            "| kind | subject | SHA-256 fingerprint of the DER | not after | source |"
         );
-        let _ = writeln!(w, "|---|---|---|");
-        for anchor in a.summaries() {
+        let _ = writeln!(w, "|---|---|---|---|---|");
+        for anchor in crate::trust::list(&trust.sources, now) {
             let _ = writeln!(
                 w,
-                "| {} | `{}` | {} |",
+                "| `{}` | {} | `{}` | {} | {} |",
+                anchor.kind,
                 anchor.subject.replace('|', "\\|"),
-                hex(&anchor.sha256),
-                rfc3339(anchor.not_after)
+                anchor.sha256,
+                anchor.not_after_text(),
+                anchor.source.replace('|', "\\|")
             );
         }
         let _ = writeln!(w);
@@ -142,16 +148,17 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
     let _ = writeln!(w, "| site | id | minimum age | accepts | sandbox |");
     let _ = writeln!(w, "|---|---|---|---|---|");
     for site in &sites {
+        let asked = site.accept.kinds().and(on);
         let _ = writeln!(
             w,
             "| {} | `{}` | {} | {} | {} |",
             site.name.replace('|', "\\|"),
             site.id,
             site.min_age.get(),
-            if anchors.is_some() {
-                "eu-av"
+            if asked.is_empty() {
+                "(no wallet kind it accepts is on)".to_owned()
             } else {
-                "(no wallet method on)"
+                asked.names().join(", ")
             },
             if site.sandbox { "yes" } else { "no" }
         );

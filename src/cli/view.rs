@@ -15,6 +15,8 @@ pub struct SiteView {
     sandbox: bool,
     min_age: u8,
     webhook_format: &'static str,
+    /// The accepted kinds, `all` written out as every kind's name.
+    accept: Vec<&'static str>,
     created_at: String,
     credentials: Vec<CredentialView>,
 }
@@ -37,6 +39,7 @@ impl From<SiteRecord> for SiteView {
             sandbox: s.sandbox,
             min_age: s.min_age.get(),
             webhook_format: s.webhook_format.as_str(),
+            accept: s.accept.kinds().names(),
             created_at: rfc3339(s.created_at),
             credentials: s
                 .credentials
@@ -68,6 +71,7 @@ pub fn print_site(site: &SiteView) {
     );
     println!("  minimum age:  {}", site.min_age);
     println!("  webhooks:     {}", site.webhook_format);
+    println!("  accepts:      {}", site.accept.join(", "));
     println!("  created:      {}", site.created_at);
     println!("  credentials:");
     for c in &site.credentials {

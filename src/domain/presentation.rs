@@ -9,6 +9,7 @@ use std::fmt;
 use rand::rngs::OsRng;
 use rand::RngCore;
 
+use super::kind::{Kind, KindSet};
 use crate::clock::UnixTime;
 use crate::dcapi::ResponseKey;
 
@@ -19,10 +20,10 @@ pub const REQUEST_LIFETIME_SECS: i64 = 10 * 60;
 pub const DEFAULT_WALLET_SCHEME: &str = "av";
 
 /// How an invite came to be verified; sent as `data.method` in `invite.verified`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum VerifyMethod {
-    /// A Proof of Age attestation presented at the gateway (§7).
-    EuAv,
+    /// A credential of this kind presented at the gateway (§7, §12): its name.
+    Wallet(Kind),
     /// The sandbox page's control.
     Sandbox,
     /// The verification provider's API (§5).
@@ -30,9 +31,18 @@ pub enum VerifyMethod {
 }
 
 impl VerifyMethod {
+    pub const EU_AV: VerifyMethod = VerifyMethod::Wallet(Kind::EU_AV);
+
+    /// Every method: the kinds in their table's order, then `verifier` and `sandbox`.
+    pub fn all() -> impl Iterator<Item = VerifyMethod> {
+        Kind::all()
+            .map(VerifyMethod::Wallet)
+            .chain([VerifyMethod::Verifier, VerifyMethod::Sandbox])
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
-            VerifyMethod::EuAv => "eu-av",
+            VerifyMethod::Wallet(kind) => kind.name(),
             VerifyMethod::Sandbox => "sandbox",
             VerifyMethod::Verifier => "verifier",
         }
@@ -40,10 +50,9 @@ impl VerifyMethod {
 
     pub fn parse(s: &str) -> Option<Self> {
         match s {
-            "eu-av" => Some(VerifyMethod::EuAv),
             "sandbox" => Some(VerifyMethod::Sandbox),
             "verifier" => Some(VerifyMethod::Verifier),
-            _ => None,
+            kind => Kind::parse(kind).map(VerifyMethod::Wallet),
         }
     }
 }
@@ -191,27 +200,62 @@ pub fn client_id(response_uri: &str) -> String {
     format!("redirect_uri:{response_uri}")
 }
 
-/// The DCQL query for one Proof of Age attestation with the claim `age_over_NN`.
-/// Written out by hand so its key order is the one interface §7 shows.
-pub fn dcql_query(min_age: MinAge) -> String {
-    format!(
-        r#"{{"credentials":[{{"id":"proof_of_age","format":"mso_mdoc","meta":{{"doctype_value":"eu.europa.ec.av.1"}},"claims":[{{"path":["eu.europa.ec.av.1","{}"]}}]}}]}}"#,
-        min_age.claim()
-    )
+/// The DCQL query for `kinds` (in the table's order), each asked for the claim
+/// `age_over_NN` (interface §7's form, §12's id, docType and namespace); with more than
+/// one kind, `credential_sets` lets the wallet answer with any one. Written out by hand
+/// so its key order is the one the interface shows. The names are the table's (no
+/// character that JSON escapes).
+pub fn dcql_query(kinds: KindSet, min_age: MinAge) -> String {
+    let claim = min_age.claim();
+    let credentials: Vec<String> = kinds
+        .iter()
+        .map(|k| {
+            let i = k.info();
+            format!(
+                r#"{{"id":"{}","format":"mso_mdoc","meta":{{"doctype_value":"{}"}},"claims":[{{"path":["{}","{claim}"]}}]}}"#,
+                i.dcql_id, i.doc_type, i.namespace
+            )
+        })
+        .collect();
+    let credentials = credentials.join(",");
+    if kinds.len() > 1 {
+        let options: Vec<String> = kinds
+            .iter()
+            .map(|k| format!(r#"["{}"]"#, k.info().dcql_id))
+            .collect();
+        format!(
+            r#"{{"credentials":[{credentials}],"credential_sets":[{{"options":[{}]}}]}}"#,
+            options.join(",")
+        )
+    } else {
+        format!(r#"{{"credentials":[{credentials}]}}"#)
+    }
 }
 
-/// The DCQL credential id of the Proof of Age attestation: the key of the answer's
-/// `vp_token`.
-pub const CREDENTIAL_ID: &str = "proof_of_age";
-
 /// [`dcql_query`] as a JSON value (for the Digital Credentials API's R1).
-pub fn dcql_query_value(min_age: MinAge) -> serde_json::Value {
-    serde_json::json!({"credentials": [{
-        "id": CREDENTIAL_ID,
-        "format": "mso_mdoc",
-        "meta": {"doctype_value": "eu.europa.ec.av.1"},
-        "claims": [{"path": ["eu.europa.ec.av.1", min_age.claim()]}],
-    }]})
+pub fn dcql_query_value(kinds: KindSet, min_age: MinAge) -> serde_json::Value {
+    let claim = min_age.claim();
+    let credentials: Vec<serde_json::Value> = kinds
+        .iter()
+        .map(|k| {
+            let i = k.info();
+            serde_json::json!({
+                "id": i.dcql_id,
+                "format": "mso_mdoc",
+                "meta": {"doctype_value": i.doc_type},
+                "claims": [{"path": [i.namespace, claim]}],
+            })
+        })
+        .collect();
+    let mut query = serde_json::json!({ "credentials": credentials });
+    if kinds.len() > 1 {
+        let options: Vec<serde_json::Value> = kinds
+            .iter()
+            .map(|k| serde_json::json!([k.info().dcql_id]))
+            .collect();
+        query["credential_sets"] = serde_json::json!([{ "options": options }]);
+    }
+    query
 }
 
 /// What the verifier supports; required for the `redirect_uri:` prefix (B.2.2).
@@ -225,11 +269,12 @@ pub fn client_metadata_value() -> serde_json::Value {
     }}})
 }
 
-/// The authorization request URI, by value and unsigned: `{scheme}://?…`.
+/// The authorization request URI for `kinds`, by value and unsigned: `{scheme}://?…`.
 pub fn authorization_request_uri(
     scheme: &str,
     response_uri: &str,
     request: &PresentationRequest,
+    kinds: KindSet,
     min_age: MinAge,
 ) -> String {
     let query = url::form_urlencoded::Serializer::new(String::new())
@@ -239,7 +284,7 @@ pub fn authorization_request_uri(
         .append_pair("client_id", &client_id(response_uri))
         .append_pair("nonce", &request.nonce)
         .append_pair("state", &request.state)
-        .append_pair("dcql_query", &dcql_query(min_age))
+        .append_pair("dcql_query", &dcql_query(kinds, min_age))
         .append_pair("client_metadata", CLIENT_METADATA)
         .finish();
     format!("{scheme}://?{query}")
@@ -303,7 +348,8 @@ mod tests {
     fn the_request_uri_carries_every_parameter_of_section_7() {
         let r = PresentationRequest::new(MinAge::DEFAULT, 0);
         let response_uri = "https://v.example/gateway/abc/openid4vp";
-        let uri = authorization_request_uri("av", response_uri, &r, MinAge::DEFAULT);
+        let eu_av = KindSet::one(Kind::EU_AV);
+        let uri = authorization_request_uri("av", response_uri, &r, eu_av, MinAge::DEFAULT);
         let query = uri
             .strip_prefix("av://?")
             .expect("scheme and empty authority");
@@ -330,10 +376,19 @@ mod tests {
 
     #[test]
     fn the_json_values_are_the_texts_of_the_link() {
+        let sets = [
+            KindSet::one(Kind::EU_AV),
+            KindSet::one(Kind::MDL),
+            [Kind::EU_AV, Kind::MDL].into_iter().collect(),
+            KindSet::all(),
+        ];
         for age in [8, 18, 99] {
             let age = MinAge::new(age).unwrap();
-            let text: serde_json::Value = serde_json::from_str(&dcql_query(age)).unwrap();
-            assert_eq!(text, dcql_query_value(age));
+            for kinds in sets {
+                let text: serde_json::Value =
+                    serde_json::from_str(&dcql_query(kinds, age)).unwrap();
+                assert_eq!(text, dcql_query_value(kinds, age));
+            }
         }
         let text: serde_json::Value = serde_json::from_str(CLIENT_METADATA).unwrap();
         assert_eq!(text, client_metadata_value());
@@ -363,12 +418,34 @@ mod tests {
 
     #[test]
     fn methods_round_trip() {
-        for m in [
-            VerifyMethod::EuAv,
-            VerifyMethod::Sandbox,
-            VerifyMethod::Verifier,
-        ] {
+        let names: Vec<_> = VerifyMethod::all().map(VerifyMethod::as_str).collect();
+        assert_eq!(names, ["eu-av", "eudi-pid", "mdl", "verifier", "sandbox"]);
+        for m in VerifyMethod::all() {
             assert_eq!(VerifyMethod::parse(m.as_str()), Some(m));
         }
+        assert_eq!(VerifyMethod::parse("proof_of_age"), None);
+    }
+
+    #[test]
+    fn one_kind_is_asked_without_credential_sets() {
+        let age = MinAge::new(21).unwrap();
+        assert_eq!(
+            dcql_query(KindSet::one(Kind::MDL), age),
+            r#"{"credentials":[{"id":"mdl","format":"mso_mdoc","meta":{"doctype_value":"org.iso.18013.5.1.mDL"},"claims":[{"path":["org.iso.18013.5.1","age_over_21"]}]}]}"#
+        );
+    }
+
+    #[test]
+    fn several_kinds_are_one_credential_set_of_single_options() {
+        let kinds: KindSet = [Kind::MDL, Kind::EU_AV].into_iter().collect();
+        assert_eq!(
+            dcql_query(kinds, MinAge::DEFAULT),
+            concat!(
+                r#"{"credentials":["#,
+                r#"{"id":"proof_of_age","format":"mso_mdoc","meta":{"doctype_value":"eu.europa.ec.av.1"},"claims":[{"path":["eu.europa.ec.av.1","age_over_18"]}]},"#,
+                r#"{"id":"mdl","format":"mso_mdoc","meta":{"doctype_value":"org.iso.18013.5.1.mDL"},"claims":[{"path":["org.iso.18013.5.1","age_over_18"]}]}"#,
+                r#"],"credential_sets":[{"options":[["proof_of_age"],["mdl"]]}]}"#
+            )
+        );
     }
 }

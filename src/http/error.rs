@@ -78,7 +78,7 @@ catalogue! {
     WrongSite = 40301, FORBIDDEN, "these credentials belong to another site";
     InviteNotFound = 40401, NOT_FOUND, "no such invite";
     RouteNotFound = 40402, NOT_FOUND, "no such route";
-    EuAvDisabled = 40403, NOT_FOUND, "verification with the EU Age Verification app is not enabled on this server";
+    WalletOff = 40403, NOT_FOUND, "no wallet credential this site accepts is enabled on this server";
     MethodNotAllowed = 40501, METHOD_NOT_ALLOWED, "method not allowed on this route";
     InviteExpired = 40901, CONFLICT, "the invite has expired";
     InviteVerified = 40902, CONFLICT, "the invite is verified and cannot be cancelled";

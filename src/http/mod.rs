@@ -45,8 +45,10 @@ pub struct App {
     pub credentials: auth::CredentialCache,
     /// Wakes the webhook worker when a request wrote an event.
     pub deliveries: Arc<Notify>,
-    /// Verification with the EU Age Verification app; `None` when not configured.
-    pub eu_av: Option<openid4vp::EuAv>,
+    /// The trust anchors per kind: a kind with anchors is on (interface §7, §12).
+    pub trust: Arc<crate::trust::TrustHandle>,
+    /// The scheme of the same-device link (`--eu-av-wallet-scheme`).
+    pub wallet_scheme: String,
     /// The Digital Credentials API channel, on whenever a wallet method is.
     pub dc_api: gateway::dc_api::DcApi,
     pub metrics: Arc<crate::metrics::Metrics>,
@@ -149,7 +151,8 @@ pub struct AppParts {
     pub public_url: String,
     pub verifier_token: Option<String>,
     pub deliveries: Arc<Notify>,
-    pub eu_av: Option<openid4vp::EuAv>,
+    pub trust: Arc<crate::trust::TrustHandle>,
+    pub wallet_scheme: String,
     /// Signed Digital Credentials API requests (`--dc-api-signing-key`/`-cert`).
     pub dc_api_signer: Option<crate::dcapi::RequestSigner>,
     pub rate_limit: u32,
@@ -172,7 +175,8 @@ pub fn router(parts: AppParts) -> Router {
         verifier_token: parts.verifier_token.as_deref().map(PasswordDigest::of),
         credentials: auth::CredentialCache::new(),
         deliveries: parts.deliveries,
-        eu_av: parts.eu_av,
+        trust: parts.trust,
+        wallet_scheme: parts.wallet_scheme,
         rate_limiter: crate::ratelimit::RateLimiter::new(parts.rate_limit),
         metrics: parts.metrics,
         openapi_json,

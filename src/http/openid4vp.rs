@@ -1,6 +1,7 @@
-//! Verification at the gateway with the EU Age Verification app (interface §7): the
+//! Verification at the gateway with a wallet (interface §7, for every kind of §12): the
 //! offer on the pending page (a same-device link and a QR code of one authorization
-//! request URI) and the response endpoint the wallet posts to. The checks of a
+//! request URI asking for every kind the site accepts and the server has on) and the
+//! response endpoint the wallet posts to. The checks of a
 //! presentation are pure code in [`crate::mdoc`]; this module only wires them to HTTP
 //! and the store. What every transport shares (the invite an answer is for, and the
 //! acceptance) is here too; the Digital Credentials API's endpoint (§11) uses it.
@@ -17,18 +18,10 @@ use super::body::FormBody;
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::AppState;
 use crate::domain::presentation::{self, PresentationRequest};
-use crate::domain::{InviteId, Status};
-use crate::mdoc::{self, TrustAnchors};
+use crate::domain::{InviteId, Kind, KindSet, Status, VerifyMethod};
+use crate::mdoc::{self, KindAnchors};
 use crate::receipt::{Presented, Transport};
 use crate::store::{AnswerOutcome, GatewayInvite};
-
-/// The server's EU AV configuration; `None` in [`super::App`] turns the method off.
-#[derive(Debug, Clone)]
-pub struct EuAv {
-    pub trust_anchors: Arc<TrustAnchors>,
-    /// Scheme of the same-device link, `av` for the EU's app.
-    pub wallet_scheme: String,
-}
 
 /// What the pending page shows of a live request.
 pub struct WalletOffer {
@@ -38,14 +31,42 @@ pub struct WalletOffer {
     pub qr_svg: String,
     /// The live request itself, for the Digital Credentials API's requests.
     pub request: PresentationRequest,
+    /// The kinds asked for (the site accepts them and the server has them on).
+    pub kinds: KindSet,
 }
 
-/// The invite's live request (opening one if it has none) as a link and a QR code.
+impl WalletOffer {
+    /// Only the EU's app can answer: the page names it.
+    pub fn eu_av_only(&self) -> bool {
+        self.kinds == KindSet::one(Kind::EU_AV)
+    }
+
+    /// What a visitor may hold, for the page.
+    pub fn titles(&self) -> Vec<&'static str> {
+        self.kinds.iter().map(|k| k.info().title).collect()
+    }
+}
+
+/// The kinds an invite's wallet requests ask for now: those its site accepts under the
+/// anchors the server holds (empty: no wallet method for this site, section 5's page).
+pub fn requested(state: &AppState, gateway: &GatewayInvite) -> KindAnchors {
+    state
+        .trust
+        .current()
+        .anchors
+        .restricted_to(gateway.accept.kinds())
+}
+
+/// The invite's live request (opening one if it has none) as a link and a QR code;
+/// `None` when the site accepts no kind the server has on.
 pub async fn offer(
     state: &AppState,
-    eu_av: &EuAv,
     gateway: &GatewayInvite,
-) -> Result<WalletOffer, crate::store::StoreError> {
+) -> Result<Option<WalletOffer>, crate::store::StoreError> {
+    let kinds = requested(state, gateway).on();
+    if kinds.is_empty() {
+        return Ok(None);
+    }
     let id = &gateway.invite.id;
     let now = state.clock.now();
     // Reloads read; only the first visit (or one after 10 minutes) writes, and a visit
@@ -59,16 +80,18 @@ pub async fn offer(
     };
     let response_uri = presentation::response_uri(&state.gateway_url(id));
     let uri = presentation::authorization_request_uri(
-        &eu_av.wallet_scheme,
+        &state.wallet_scheme,
         &response_uri,
         &request,
+        kinds,
         request.required_age(gateway.min_age),
     );
-    Ok(WalletOffer {
+    Ok(Some(WalletOffer {
         qr_svg: qr_svg(&uri),
         uri,
         request,
-    })
+        kinds,
+    }))
 }
 
 /// An SVG QR code of `text`, without the XML prolog so it can sit inside HTML.
@@ -101,7 +124,8 @@ pub struct WalletAnswer {
     /// The `state` of the request being answered.
     #[schema(min_length = 1)]
     pub state: String,
-    /// JSON: `{"proof_of_age": ["<base64url DeviceResponse>"]}`.
+    /// JSON: `{"<credential id>": ["<base64url DeviceResponse>"]}`, the id one of the
+    /// request's (`proof_of_age`, `pid`, `mdl`).
     #[schema(min_length = 1)]
     pub vp_token: String,
 }
@@ -115,9 +139,10 @@ pub struct AnswerAccepted {
 
 /// Wallet response endpoint (OpenID4VP)
 ///
-/// The `response_uri` of the invite's presentation requests. An accepted Proof of Age
-/// presentation verifies the invite (method `eu-av`); a refused one leaves it, and the
-/// request, as they were. Every rule is in interface §7.
+/// The `response_uri` of the invite's presentation requests. An accepted presentation
+/// verifies the invite (method: the credential's kind, `eu-av`, `eudi-pid` or `mdl`); a
+/// refused one leaves it, and the request, as they were. Every rule is in interface §7
+/// and §12.
 #[utoipa::path(
     post,
     path = "/gateway/{inviteId}/openid4vp",
@@ -139,7 +164,7 @@ pub async fn answer(
 ) -> Result<Json<AnswerAccepted>, ApiError> {
     let answering = Answering::load(&state, path, Transport::OpenId4Vp).await?;
     let Some(answer) = WalletAnswer::from_form(&form) else {
-        answering.count("malformed");
+        answering.count(None, "malformed");
         return Err(ErrorCode::PresentationFormInvalid.into());
     };
     let request = answering.live_request(&state, &answer.state).await?;
@@ -147,8 +172,9 @@ pub async fn answer(
     let client_id = presentation::client_id(&response_uri);
     let transcript = mdoc::session_transcript(&client_id, &request.nonce, &response_uri);
     let proof = answering.check(
-        mdoc::device_response_bytes(&answer.vp_token)
-            .and_then(|bytes| answering.verify(&bytes, &request, &transcript)),
+        mdoc::device_response_bytes(&answer.vp_token, &answering.anchors)
+            .map_err(Refusal::from)
+            .and_then(|(kind, bytes)| answering.verify(&bytes, &request, &transcript, Some(kind))),
     )?;
     answering.accept(&state, &request, proof).await
 }
@@ -156,7 +182,9 @@ pub async fn answer(
 /// An answer to one of an invite's presentation requests, by any transport, on its way
 /// through the rules every transport shares (interface §7).
 pub struct Answering {
-    pub eu_av: EuAv,
+    /// The kinds the answer may be, under their anchors: those the site accepts and the
+    /// server has on now.
+    pub anchors: KindAnchors,
     pub id: InviteId,
     pub gateway: GatewayInvite,
     pub now: crate::clock::UnixTime,
@@ -166,14 +194,13 @@ pub struct Answering {
 }
 
 impl Answering {
-    /// The invite the path names: 404 when the method is off or there is no such
-    /// invite, 409 when it has expired.
+    /// The invite the path names: 404 when there is no such invite or its site accepts
+    /// no kind the server has on, 409 when it has expired.
     pub async fn load(
         state: &AppState,
         path: Result<Path<String>, PathRejection>,
         transport: Transport,
     ) -> Result<Self, ApiError> {
-        let eu_av = state.eu_av.clone().ok_or(ErrorCode::EuAvDisabled)?;
         let id = path
             .ok()
             .and_then(|Path(id)| InviteId::parse(&id))
@@ -183,12 +210,16 @@ impl Answering {
             .gateway_invite(&id)
             .await?
             .ok_or(ErrorCode::InviteNotFound)?;
+        let anchors = requested(state, &gateway);
+        if anchors.on().is_empty() {
+            return Err(ErrorCode::WalletOff.into());
+        }
         let now = state.clock.now();
         if gateway.invite.status_at(now) == Status::Expired {
             return Err(ErrorCode::InviteExpired.into());
         }
         Ok(Self {
-            eu_av,
+            anchors,
             id,
             gateway,
             now,
@@ -198,10 +229,14 @@ impl Answering {
     }
 
     /// Counts this answer in `agegate_presentations_total` (`accepted`, or a refusal's
-    /// word).
-    pub fn count(&self, outcome: &str) {
+    /// word) under `kind`; when the answer never said which, the one kind asked for,
+    /// or `unknown` when several were.
+    pub fn count(&self, kind: Option<Kind>, outcome: &str) {
+        let asked = self.anchors.on();
+        let single = (asked.len() == 1).then(|| asked.iter().next()).flatten();
+        let kind = kind.or(single).map_or("unknown", Kind::name);
         self.metrics
-            .presentation("eu-av", self.transport.as_str(), outcome);
+            .presentation(kind, self.transport.as_str(), outcome);
     }
 
     /// The live request of this invite that `request_state` names.
@@ -216,31 +251,39 @@ impl Answering {
             .await?
             .filter(|r| r.is_live(self.now));
         live.ok_or_else(|| {
-            self.count("not_live");
+            self.count(None, "not_live");
             ErrorCode::PresentationStateNotLive.into()
         })
     }
 
-    /// Every check of §7 on the DeviceResponse, bound by `session_transcript`.
+    /// Every check of §7 on the DeviceResponse, bound by `session_transcript`; when the
+    /// answer named its credential (`kind`), only a document of that kind counts.
     pub fn verify(
         &self,
         device_response: &[u8],
         request: &PresentationRequest,
         session_transcript: &[u8],
-    ) -> Result<mdoc::AgeProof, mdoc::PresentationError> {
+        kind: Option<Kind>,
+    ) -> Result<mdoc::AgeProof, Refusal> {
         let expected = mdoc::Expected {
             session_transcript,
             min_age: request.required_age(self.gateway.min_age).get(),
             now: self.now,
         };
-        mdoc::verify_device_response(device_response, &expected, &self.eu_av.trust_anchors)
+        let anchors = match kind {
+            Some(kind) => self.anchors.only(kind),
+            None => self.anchors.clone(),
+        };
+        mdoc::verify_device_response(device_response, &expected, &anchors)
+            .map_err(|reason| Refusal { kind, reason })
     }
 
-    /// A refusal, logged, as the API's error.
-    pub fn check<T>(&self, result: Result<T, mdoc::PresentationError>) -> Result<T, ApiError> {
-        result.map_err(|reason| {
+    /// A refusal, logged and counted, as the API's error.
+    pub fn check<T>(&self, result: Result<T, impl Into<Refusal>>) -> Result<T, ApiError> {
+        result.map_err(|refusal| {
+            let Refusal { kind, reason } = refusal.into();
             tracing::info!(invite_id = %self.id, %reason, "presentation refused");
-            self.count(reason.outcome());
+            self.count(kind, reason.outcome());
             ApiError::Refused(reason)
         })
     }
@@ -257,7 +300,7 @@ impl Answering {
         let evidence = state.evidence(
             request.required_age(self.gateway.min_age),
             Some(Presented {
-                doc_type: mdoc::DOC_TYPE.to_owned(),
+                kind: proof.kind,
                 issuer_anchor: proof.issuer_anchor,
                 transport: self.transport,
                 nonce: request.nonce.clone(),
@@ -267,15 +310,18 @@ impl Answering {
             .store
             .answer_request(id, &request.state, evidence, self.now)
             .await?;
-        self.count(match outcome {
-            AnswerOutcome::Verified(_) | AnswerOutcome::AlreadyVerified(_) => "accepted",
-            AnswerOutcome::NotLive => "not_live",
-            AnswerOutcome::NotFound | AnswerOutcome::Expired => "invite_gone",
-        });
+        self.count(
+            Some(proof.kind),
+            match outcome {
+                AnswerOutcome::Verified(_) | AnswerOutcome::AlreadyVerified(_) => "accepted",
+                AnswerOutcome::NotLive => "not_live",
+                AnswerOutcome::NotFound | AnswerOutcome::Expired => "invite_gone",
+            },
+        );
         match outcome {
             AnswerOutcome::Verified(_) => {
-                state.metrics.verified(crate::domain::VerifyMethod::EuAv);
-                tracing::info!(invite_id = %id, age_over = proof.age_over, "invite verified with a wallet");
+                state.metrics.verified(VerifyMethod::Wallet(proof.kind));
+                tracing::info!(invite_id = %id, kind = %proof.kind, age_over = proof.age_over, "invite verified with a wallet");
                 state.deliveries.notify_one();
             }
             AnswerOutcome::AlreadyVerified(_) => {}
@@ -287,6 +333,18 @@ impl Answering {
         Ok(Json(AnswerAccepted {
             redirect_uri: state.gateway_url(id),
         }))
+    }
+}
+
+/// A presentation refused, with its kind when the answer named it (for the metrics).
+pub struct Refusal {
+    pub kind: Option<Kind>,
+    pub reason: mdoc::PresentationError,
+}
+
+impl From<mdoc::PresentationError> for Refusal {
+    fn from(reason: mdoc::PresentationError) -> Self {
+        Self { kind: None, reason }
     }
 }
 

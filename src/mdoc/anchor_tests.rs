@@ -62,7 +62,12 @@ fn trust_anchors_from_pem() {
     assert_eq!(anchors.len(), 2);
     assert!(!anchors.is_empty());
     let token = Mint::default().vp_token(&other);
-    assert!(verify_vp_token(&token, &expected(18), &anchors).is_ok());
+    assert!(verify_vp_token(
+        &token,
+        &expected(18),
+        &KindAnchors::single(Kind::EU_AV, anchors)
+    )
+    .is_ok());
 
     let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("ed25519");
     let ed = rcgen::CertificateParams::new(Vec::<String>::new())

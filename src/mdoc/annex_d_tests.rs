@@ -12,7 +12,7 @@ use ciborium::Value;
 
 use super::cbor;
 use super::cose::Sign1;
-use super::mso::{check_disclosures, parse_mso_of};
+use super::mso::{check_disclosures, parse_mso};
 use super::raw::Raw;
 use super::x509::{EcKey, ParsedCert};
 use super::{CertRole, PresentationError as E, TrustAnchors};
@@ -109,7 +109,7 @@ fn annex_d_mso_parses_with_its_tag_0_validity_and_device_key() {
     let bytes = device_response();
     let (doc, _) = document(&bytes);
     let payload = issuer_auth(&doc).payload.unwrap();
-    let mso = parse_mso_of(payload, MDL, NOW).expect("the MSO parses");
+    let mso = parse_mso(payload, MDL, NOW).expect("the MSO parses");
     // The static device key of Annex D.
     let point = mso.device_key.to_encoded_point(false);
     assert_eq!(
@@ -121,18 +121,18 @@ fn annex_d_mso_parses_with_its_tag_0_validity_and_device_key() {
         "1fb3269edd418857de1b39a4e4a44b92fa484caa722c228288f01d0c03a2c3d6"
     );
     // validFrom and validUntil are exact to the second.
-    assert!(parse_mso_of(payload, MDL, VALID_FROM).is_ok());
-    assert!(parse_mso_of(payload, MDL, VALID_UNTIL).is_ok());
+    assert!(parse_mso(payload, MDL, VALID_FROM).is_ok());
+    assert!(parse_mso(payload, MDL, VALID_UNTIL).is_ok());
     assert_eq!(
-        parse_mso_of(payload, MDL, VALID_FROM - 1).err(),
+        parse_mso(payload, MDL, VALID_FROM - 1).err(),
         Some(E::MsoNotYetValid)
     );
     assert_eq!(
-        parse_mso_of(payload, MDL, VALID_UNTIL + 1).err(),
+        parse_mso(payload, MDL, VALID_UNTIL + 1).err(),
         Some(E::MsoExpired)
     );
     assert_eq!(
-        parse_mso_of(payload, super::DOC_TYPE, NOW).err(),
+        parse_mso(payload, "eu.europa.ec.av.1", NOW).err(),
         Some(E::WrongMsoDocType)
     );
 }
@@ -141,7 +141,7 @@ fn annex_d_mso_parses_with_its_tag_0_validity_and_device_key() {
 fn annex_d_value_digests_match_every_disclosed_item() {
     let bytes = device_response();
     let (doc, raw_doc) = document(&bytes);
-    let mso = parse_mso_of(issuer_auth(&doc).payload.unwrap(), MDL, NOW).unwrap();
+    let mso = parse_mso(issuer_auth(&doc).payload.unwrap(), MDL, NOW).unwrap();
     let namespaces = field(field(&doc, "issuerSigned"), "nameSpaces");
     let raw_namespaces = raw_doc
         .get("issuerSigned")

@@ -194,7 +194,19 @@ fn envelope_errors_are_named() {
         e(r#"{"proof_of_age": ["oQ", "oQ"]}"#),
         PresentationError::VpTokenShape
     );
-    assert_eq!(e(r#"{"other": ["oQ"]}"#), PresentationError::VpTokenShape);
+    assert_eq!(
+        e(r#"{"other": ["oQ"]}"#),
+        PresentationError::UnrequestedCredential("other".into())
+    );
+    // A kind the request did not ask for (only eu-av's anchors are given here).
+    assert_eq!(
+        e(r#"{"mdl": ["oQ"]}"#),
+        PresentationError::UnrequestedCredential("mdl".into())
+    );
+    assert_eq!(
+        e(r#"{"proof_of_age": ["oQ"], "mdl": ["oQ"]}"#),
+        PresentationError::VpTokenShape
+    );
     assert_eq!(e(r#"["oQ"]"#), PresentationError::VpTokenShape);
     assert_eq!(
         e(r#"{"proof_of_age": ["a+b/"]}"#),

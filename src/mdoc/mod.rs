@@ -1,9 +1,11 @@
-//! Verification of an EU Age Verification "Proof of Age" presentation: an ISO/IEC
-//! 18013-5 mdoc (doctype `eu.europa.ec.av.1`) delivered over OpenID4VP 1.0 with
-//! `direct_post` (interface §7, [`verify_vp_token`]) or through the Digital Credentials
-//! API (§11: the transport opens its envelope, then [`verify_device_response`]). Pure: no
-//! I/O, no clock (the caller passes `now`). The transport decides the SessionTranscript
-//! the device signature must cover; every other check is the same.
+//! Verification of a presentation of an ISO/IEC 18013-5 mdoc with `age_over_NN` — any
+//! kind of interface §12's table (the EU's Proof of Age, an EUDI PID, a mobile driving
+//! licence), each under its own trust anchors ([`KindAnchors`]) — delivered over
+//! OpenID4VP 1.0 with `direct_post` (interface §7, [`verify_vp_token`]) or through the
+//! Digital Credentials API (§11: the transport opens its envelope, then
+//! [`verify_device_response`]). Pure: no I/O, no clock (the caller passes `now`). The
+//! transport decides the SessionTranscript the device signature must cover; every other
+//! check is the same.
 //!
 //! Order of checks: envelope (vp_token JSON, base64url, CBOR) → DeviceResponse status
 //! and document choice → issuer (x5chain trust and validity, ES256 signature) → MSO
@@ -11,6 +13,7 @@
 //! device signature over this request's SessionTranscript → the age claim. The age
 //! claim is judged last so that "false" is only ever said of authenticated data.
 
+mod anchors;
 pub(crate) mod cbor;
 pub(crate) mod cose;
 mod mso;
@@ -45,10 +48,10 @@ use cose::{Sign1, Sign1Error};
 use raw::Raw;
 use x509::{CertError, EcKey, ParsedCert};
 
+pub use anchors::KindAnchors;
 pub use x509::{AnchorSummary, TrustAnchors};
 
-/// The Proof of Age doctype, which is also its namespace.
-pub const DOC_TYPE: &str = "eu.europa.ec.av.1";
+use crate::domain::Kind;
 
 /// Largest DeviceResponse accepted; a Proof of Age one is a few KiB.
 const MAX_DEVICE_RESPONSE: usize = 48 * 1024;
@@ -85,10 +88,12 @@ pub struct Expected<'a> {
     pub now: i64,
 }
 
-/// An accepted presentation: `age_over` is the M whose `true` proved the age, and
-/// `issuer_anchor` the SHA-256 of the DER of the trust anchor the issuer chained to.
+/// An accepted presentation: `kind` is the credential's, `age_over` the M whose `true`
+/// proved the age, and `issuer_anchor` the SHA-256 of the DER of the trust anchor (of
+/// that kind) the issuer chained to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AgeProof {
+    pub kind: Kind,
     pub age_over: u8,
     pub issuer_anchor: [u8; 32],
 }
@@ -118,9 +123,12 @@ pub enum PresentationError {
     #[error("vp_token is not json")]
     VpTokenNotJson,
     #[error(
-        "vp_token must be {{\"proof_of_age\": [\"<device response>\"]}} with exactly one string"
+        "vp_token must be {{\"<credential id>\": [\"<device response>\"]}} with exactly one string"
     )]
     VpTokenShape,
+    /// The credential id the vp_token answers (truncated, shown escaped).
+    #[error("vp_token answers {0:?}, which was not requested")]
+    UnrequestedCredential(String),
     #[error("device response is too large")]
     TooLarge,
     #[error("device response is not base64url")]
@@ -133,7 +141,7 @@ pub enum PresentationError {
     #[error("device response holds no document")]
     NoDocument,
     /// The first document's docType (truncated, shown escaped).
-    #[error("document type {0:?} is not eu.europa.ec.av.1")]
+    #[error("document type {0:?} is not one that was requested")]
     WrongDocType(String),
     #[error("malformed issuerauth: {0}")]
     MalformedIssuerAuth(&'static str),
@@ -155,7 +163,7 @@ pub enum PresentationError {
     IssuerSignatureInvalid,
     #[error("malformed mobile security object: {0}")]
     MalformedMso(&'static str),
-    #[error("mobile security object is not for eu.europa.ec.av.1")]
+    #[error("mobile security object is for another document type")]
     WrongMsoDocType,
     #[error("digest algorithm is not sha-256")]
     UnsupportedDigestAlgorithm,
@@ -187,24 +195,26 @@ pub enum PresentationError {
 
 use PresentationError as E;
 
-/// Verifies the `vp_token` form field, `{"proof_of_age": ["<base64url DeviceResponse>"]}`,
-/// against the request it answers.
+/// Verifies the `vp_token` form field, `{"<credential id>": ["<base64url
+/// DeviceResponse>"]}`, against the request it answers: the id names the kind (one of
+/// `anchors`'), and only a document of that kind counts.
 pub fn verify_vp_token(
     vp_token: &str,
     expected: &Expected<'_>,
-    anchors: &TrustAnchors,
+    anchors: &KindAnchors,
 ) -> Result<AgeProof, PresentationError> {
-    let bytes = device_response_bytes(vp_token)?;
-    verify_device_response(&bytes, expected, anchors)
+    let (kind, bytes) = device_response_bytes(vp_token, anchors)?;
+    verify_device_response(&bytes, expected, &anchors.only(kind))
 }
 
 /// Verifies a DeviceResponse (CBOR, as the wallet sent it) against the request it
 /// answers: every check of interface §7, the device signature over
-/// `expected.session_transcript`.
+/// `expected.session_transcript`. The first document of a kind `anchors` has anchors for
+/// is checked, under that kind's anchors only.
 pub fn verify_device_response(
     bytes: &[u8],
     expected: &Expected<'_>,
-    anchors: &TrustAnchors,
+    anchors: &KindAnchors,
 ) -> Result<AgeProof, PresentationError> {
     if bytes.len() > MAX_DEVICE_RESPONSE {
         return Err(E::TooLarge);
@@ -229,11 +239,12 @@ pub fn verify_device_response(
         let map = cbor::as_map(doc)?;
         cbor::get(map, "docType").ok()?.as_text().map(str::to_owned)
     };
-    let position = documents
-        .iter()
-        .position(|d| doc_type(d).as_deref() == Some(DOC_TYPE));
+    let position = documents.iter().enumerate().find_map(|(i, d)| {
+        let kind = doc_type(d).as_deref().and_then(Kind::by_doc_type)?;
+        Some((i, kind, anchors.get(kind)?))
+    });
     match (position, documents.first()) {
-        (Some(i), _) => {
+        (Some((i, kind, kind_anchors)), _) => {
             let doc = documents
                 .get(i)
                 .and_then(cbor::as_map)
@@ -245,7 +256,7 @@ pub fn verify_device_response(
                 .and_then(Raw::array_items)
                 .and_then(|docs| docs.get(i).copied())
                 .ok_or(E::MalformedDeviceResponse("documents"))?;
-            verify_document(doc, raw_doc, expected, anchors)
+            verify_document(doc, raw_doc, expected, kind, kind_anchors)
         }
         (None, None) => Err(E::NoDocument),
         (None, Some(first)) => Err(doc_type(first)
@@ -255,20 +266,27 @@ pub fn verify_device_response(
     }
 }
 
-/// The DeviceResponse bytes inside a `direct_post` vp_token (`{"proof_of_age":
-/// ["<base64url>"]}`), size-capped before decoding.
-pub fn device_response_bytes(vp_token: &str) -> Result<Vec<u8>, E> {
+/// The kind and DeviceResponse bytes inside a `direct_post` vp_token (`{"<credential
+/// id>": ["<base64url>"]}`, the id one of `anchors`' kinds'), size-capped before decoding.
+pub fn device_response_bytes(vp_token: &str, anchors: &KindAnchors) -> Result<(Kind, Vec<u8>), E> {
     if vp_token.len() > MAX_VP_TOKEN {
         return Err(E::TooLarge);
     }
     let json: serde_json::Value = serde_json::from_str(vp_token).map_err(|_| E::VpTokenNotJson)?;
-    let Some([serde_json::Value::String(encoded)]) = json
-        .get("proof_of_age")
-        .and_then(serde_json::Value::as_array)
-        .map(Vec::as_slice)
+    let Some((id, presentations)) = json
+        .as_object()
+        .filter(|map| map.len() == 1)
+        .and_then(|map| map.iter().next())
     else {
         return Err(E::VpTokenShape);
     };
+    let Some([serde_json::Value::String(encoded)]) = presentations.as_array().map(Vec::as_slice)
+    else {
+        return Err(E::VpTokenShape);
+    };
+    let kind = Kind::by_dcql_id(id)
+        .filter(|k| anchors.get(*k).is_some())
+        .ok_or_else(|| E::UnrequestedCredential(id.chars().take(64).collect()))?;
     if encoded.len() > MAX_DEVICE_RESPONSE.div_ceil(3) * 4 {
         return Err(E::TooLarge);
     }
@@ -276,7 +294,7 @@ pub fn device_response_bytes(vp_token: &str) -> Result<Vec<u8>, E> {
     if bytes.len() > MAX_DEVICE_RESPONSE {
         return Err(E::TooLarge);
     }
-    Ok(bytes)
+    Ok((kind, bytes))
 }
 
 /// `doc` is the decoded document and `raw_doc` the same document's received bytes.
@@ -284,8 +302,10 @@ fn verify_document(
     doc: &[(Value, Value)],
     raw_doc: Raw<'_>,
     expected: &Expected<'_>,
+    kind: Kind,
     anchors: &TrustAnchors,
 ) -> Result<AgeProof, E> {
+    let doc_type = kind.info().doc_type;
     // Issuer: who signed, whether we trust them, and what they signed.
     let issuer_signed = cbor::get(doc, "issuerSigned")
         .ok()
@@ -311,7 +331,7 @@ fn verify_document(
     if !issuer_auth.verify(issuer_key, None) {
         return Err(E::IssuerSignatureInvalid);
     }
-    let mso = mso::parse_mso(mso_bytes, expected.now)?;
+    let mso = mso::parse_mso(mso_bytes, doc_type, expected.now)?;
     let disclosed = match cbor::get(issuer_signed, "nameSpaces") {
         Ok(namespaces) => {
             let raw_namespaces = raw_doc
@@ -367,7 +387,7 @@ fn verify_document(
     }
     let signed = transcript::device_authentication_bytes(
         expected.session_transcript,
-        DOC_TYPE,
+        doc_type,
         device_namespaces.bytes(),
     );
     if !device_signature.verify(&mso.device_key, Some(&signed)) {
@@ -375,8 +395,9 @@ fn verify_document(
     }
 
     // Only issuer-signed, digest-checked claims count; device-signed ones never do.
-    let age_over = mso::age_proof(&disclosed, expected.min_age)?;
+    let age_over = mso::age_proof(&disclosed, kind.info().namespace, expected.min_age)?;
     Ok(AgeProof {
+        kind,
         age_over,
         issuer_anchor,
     })

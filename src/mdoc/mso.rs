@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use super::cbor::{self, tag24_content};
 use super::raw::Raw;
 use super::time::{parse_rfc3339, Instant};
-use super::{cose, PresentationError as E, DOC_TYPE};
+use super::{cose, PresentationError as E};
 
 /// `digestID → digest` of one namespace.
 type DigestIds = Vec<(u64, Vec<u8>)>;
@@ -25,13 +25,8 @@ pub(crate) struct Mso {
 
 /// Parses `MobileSecurityObjectBytes = #6.24(bstr .cbor MobileSecurityObject)` (the
 /// issuerAuth payload) and checks what it alone decides: docType, digest algorithm,
-/// validity at `now`, and the device key.
-pub(crate) fn parse_mso(payload: &[u8], now: i64) -> Result<Mso, E> {
-    parse_mso_of(payload, DOC_TYPE, now)
-}
-
-/// [`parse_mso`] for an MSO of `expected_doc_type` (other doctypes: test vectors).
-pub(crate) fn parse_mso_of(payload: &[u8], expected_doc_type: &str, now: i64) -> Result<Mso, E> {
+/// validity at `now`, and the device key. `expected_doc_type` is the kind's.
+pub(crate) fn parse_mso(payload: &[u8], expected_doc_type: &str, now: i64) -> Result<Mso, E> {
     let outer = cbor::decode(payload).ok_or(E::MalformedMso("payload is not cbor"))?;
     let inner = tag24_content(&outer).ok_or(E::MalformedMso("payload is not a tag-24 bstr"))?;
     let mso = cbor::decode(inner).ok_or(E::MalformedMso("embedded mso is not cbor"))?;
@@ -178,11 +173,12 @@ pub(crate) fn check_disclosures(
     Ok(out)
 }
 
-/// The smallest M ≥ `min_age` with a disclosed `age_over_M: true` in our namespace.
-pub(crate) fn age_proof(disclosed: &[Disclosed], min_age: u8) -> Result<u8, E> {
+/// The smallest M ≥ `min_age` with a disclosed `age_over_M: true` in `namespace` (the
+/// kind's: an element of the same name elsewhere proves nothing).
+pub(crate) fn age_proof(disclosed: &[Disclosed], namespace: &str, min_age: u8) -> Result<u8, E> {
     let qualifying: Vec<(u8, &Value)> = disclosed
         .iter()
-        .filter(|d| d.namespace == DOC_TYPE)
+        .filter(|d| d.namespace == namespace)
         .filter_map(|d| Some((age_over(&d.identifier)?, &d.value)))
         .filter(|(m, _)| *m >= min_age)
         .collect();
@@ -210,6 +206,8 @@ fn age_over(identifier: &str) -> Option<u8> {
 mod tests {
     use super::*;
 
+    const DOC_TYPE: &str = "eu.europa.ec.av.1";
+
     fn disclosed(id: &str, value: Value) -> Disclosed {
         Disclosed {
             namespace: DOC_TYPE.into(),
@@ -235,10 +233,10 @@ mod tests {
             disclosed("age_over_21", Value::Bool(false)),
             disclosed("age_over_18", Value::Bool(true)),
         ];
-        assert_eq!(age_proof(&d, 18), Ok(18));
-        assert_eq!(age_proof(&d, 17), Ok(18));
-        assert_eq!(age_proof(&d, 21), Err(E::AgeClaimFalse));
-        assert_eq!(age_proof(&d, 22), Err(E::AgeClaimMissing(22)));
+        assert_eq!(age_proof(&d, DOC_TYPE, 18), Ok(18));
+        assert_eq!(age_proof(&d, DOC_TYPE, 17), Ok(18));
+        assert_eq!(age_proof(&d, DOC_TYPE, 21), Err(E::AgeClaimFalse));
+        assert_eq!(age_proof(&d, DOC_TYPE, 22), Err(E::AgeClaimMissing(22)));
     }
 
     #[test]
@@ -249,7 +247,10 @@ mod tests {
             disclosed("age_over_18", Value::Text("true".into())),
             other_ns,
         ];
-        assert_eq!(age_proof(&d, 18), Err(E::AgeClaimFalse));
-        assert_eq!(age_proof(&d[1..], 18), Err(E::AgeClaimMissing(18)));
+        assert_eq!(age_proof(&d, DOC_TYPE, 18), Err(E::AgeClaimFalse));
+        assert_eq!(
+            age_proof(&d[1..], DOC_TYPE, 18),
+            Err(E::AgeClaimMissing(18))
+        );
     }
 }

@@ -22,6 +22,7 @@ impl PresentationError {
             | E::MalformedDeviceSignature(_) => "malformed",
             E::StatusNotZero(_) => "wallet_error",
             E::NoDocument => "no_document",
+            E::UnrequestedCredential(_) => "wrong_credential",
             E::WrongDocType(_) | E::WrongMsoDocType => "wrong_doctype",
             E::UnsupportedAlgorithm
             | E::UnsupportedIssuerKey

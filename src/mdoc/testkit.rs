@@ -11,7 +11,11 @@ use rcgen::{
 };
 use sha2::{Digest, Sha256};
 
-use super::{Expected, TrustAnchors, DOC_TYPE};
+use super::{Expected, KindAnchors, TrustAnchors};
+use crate::domain::Kind;
+
+/// The Proof of Age docType, which is also its namespace: what [`Mint`] makes by default.
+pub const DOC_TYPE: &str = "eu.europa.ec.av.1";
 
 pub const CLIENT_ID: &str = "redirect_uri:https://gate.example/gateway/inv1/openid4vp";
 pub const NONCE: &str = "n-0S6_WzA2Mj";
@@ -121,7 +125,17 @@ impl Pki {
         }
     }
 
-    pub fn anchors(&self) -> TrustAnchors {
+    /// The CA as the anchors of the `eu-av` kind only.
+    pub fn anchors(&self) -> KindAnchors {
+        self.anchors_for(Kind::EU_AV)
+    }
+
+    /// The CA as the anchors of `kind` only.
+    pub fn anchors_for(&self, kind: Kind) -> KindAnchors {
+        KindAnchors::single(kind, self.ca_anchors())
+    }
+
+    pub fn ca_anchors(&self) -> TrustAnchors {
         TrustAnchors::from_pem(&self.ca_pem).expect("anchors")
     }
 }
@@ -130,11 +144,13 @@ impl Pki {
 pub struct Mint {
     pub doc_type: String,
     pub mso_doc_type: String,
+    /// The namespace of `items`.
+    pub namespace: String,
     pub digest_alg: String,
     pub status: u64,
     pub valid_from: String,
     pub valid_until: String,
-    /// Items of the eu.europa.ec.av.1 namespace the issuer signed.
+    /// Items of `namespace` the issuer signed.
     pub items: Vec<(String, Value)>,
     /// If set, disclosed instead of `items` (same digestIDs and salts): tampering.
     pub disclosed_values: Option<Vec<Value>>,
@@ -157,6 +173,7 @@ impl Default for Mint {
         Mint {
             doc_type: DOC_TYPE.into(),
             mso_doc_type: DOC_TYPE.into(),
+            namespace: DOC_TYPE.into(),
             digest_alg: "SHA-256".into(),
             status: 0,
             valid_from: "2025-01-01T00:00:00Z".into(),
@@ -199,7 +216,7 @@ pub fn device_key() -> SigningKey {
 impl Mint {
     /// The DeviceResponse CBOR bytes.
     pub fn device_response(&self, pki: &Pki) -> Vec<u8> {
-        let ns = DOC_TYPE;
+        let ns = self.namespace.as_str();
         let signed_items: Vec<Vec<u8>> = self
             .items
             .iter()

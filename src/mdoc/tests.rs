@@ -165,7 +165,12 @@ fn document_signer_itself_may_be_the_trust_anchor() {
     let anchors = TrustAnchors::from_pem(&pki().ds_pem).expect("anchors");
     let token = Mint::default().vp_token(pki());
     assert_eq!(
-        verify_vp_token(&token, &expected(18), &anchors).map(|p| p.age_over),
+        verify_vp_token(
+            &token,
+            &expected(18),
+            &KindAnchors::single(Kind::EU_AV, anchors)
+        )
+        .map(|p| p.age_over),
         Ok(18)
     );
 }

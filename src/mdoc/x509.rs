@@ -262,6 +262,17 @@ impl TrustAnchors {
         Ok(TrustAnchors { anchors })
     }
 
+    /// Every anchor of `sets`, in order, each once.
+    pub fn merged<'a>(sets: impl IntoIterator<Item = &'a TrustAnchors>) -> TrustAnchors {
+        let mut anchors: Vec<ParsedCert> = Vec::new();
+        for cert in sets.into_iter().flat_map(|s| s.anchors.iter()) {
+            if !anchors.iter().any(|a| a.der == cert.der) {
+                anchors.push(cert.clone());
+            }
+        }
+        TrustAnchors { anchors }
+    }
+
     pub fn len(&self) -> usize {
         self.anchors.len()
     }

@@ -43,7 +43,8 @@ impl Transport {
 /// verification provider's report).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Presented {
-    pub doc_type: String,
+    /// The credential's kind: the receipt's `docType` is its.
+    pub kind: crate::domain::Kind,
     /// SHA-256 of the DER of the trust anchor the issuer chained to.
     pub issuer_anchor: [u8; 32],
     pub transport: Transport,
@@ -59,6 +60,19 @@ pub struct Evidence {
     /// The minimum age the invite was checked against.
     pub min_age: u8,
     pub presented: Option<Presented>,
+}
+
+impl Evidence {
+    /// The method a wallet answer with this evidence verifies by: its credential's kind.
+    /// (Evidence without a presentation is never an answer's; it reads as `eu-av`, the
+    /// one kind releases before §12 knew.)
+    pub fn wallet_method(&self) -> crate::domain::VerifyMethod {
+        let kind = self
+            .presented
+            .as_ref()
+            .map_or(crate::domain::Kind::EU_AV, |p| p.kind);
+        crate::domain::VerifyMethod::Wallet(kind)
+    }
 }
 
 /// A receipt's payload, members in the order of interface §13; nothing else.
@@ -105,7 +119,7 @@ impl Payload {
             iat: verified.at,
             method: verified.method.to_owned(),
             min_age: evidence.min_age,
-            doc_type: presented.map(|p| p.doc_type.clone()),
+            doc_type: presented.map(|p| p.kind.info().doc_type.to_owned()),
             issuer_anchor: presented.map(|p| hex(&p.issuer_anchor)),
             transport: presented.map(|p| p.transport),
             nonce_hash: presented.map(|p| hex(&Sha256::digest(p.nonce.as_bytes()))),

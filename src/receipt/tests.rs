@@ -55,7 +55,7 @@ fn payload() -> Payload {
             issuer: "https://agegate.example".into(),
             min_age: 18,
             presented: Some(Presented {
-                doc_type: "eu.europa.ec.av.1".into(),
+                kind: crate::domain::Kind::EU_AV,
                 issuer_anchor: [7; 32],
                 transport: Transport::OpenId4Vp,
                 nonce: "n-1".into(),

@@ -102,7 +102,7 @@ mod tests {
         for event in [
             TallyEvent::Created,
             TallyEvent::Expired,
-            TallyEvent::Verified(VerifyMethod::EuAv),
+            TallyEvent::Verified(VerifyMethod::EU_AV),
             TallyEvent::Verified(VerifyMethod::Sandbox),
             TallyEvent::Verified(VerifyMethod::Verifier),
         ] {

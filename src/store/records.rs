@@ -4,8 +4,8 @@
 use crate::clock::UnixTime;
 use crate::domain::console::{ConsoleUsername, PasswordHash, SessionDigest};
 use crate::domain::{
-    CustomId, InviteId, MinAge, PasswordDigest, SiteId, SiteName, SiteUrl, Status, Username,
-    VerifyMethod, WebhookFormat, WebhookSecret,
+    Accept, CustomId, InviteId, MinAge, PasswordDigest, SiteId, SiteName, SiteUrl, Status,
+    Username, VerifyMethod, WebhookFormat, WebhookSecret,
 };
 
 pub struct NewInvite {
@@ -99,6 +99,7 @@ pub struct NewSite {
     pub sandbox: bool,
     pub min_age: MinAge,
     pub webhook_format: WebhookFormat,
+    pub accept: Accept,
     pub created_at: UnixTime,
     pub credential: NewCredential,
     pub webhook_secret: WebhookSecret,
@@ -120,6 +121,7 @@ pub struct SiteRecord {
     pub sandbox: bool,
     pub min_age: MinAge,
     pub webhook_format: WebhookFormat,
+    pub accept: Accept,
     pub created_at: UnixTime,
     pub credentials: Vec<CredentialInfo>,
 }
@@ -131,6 +133,7 @@ pub struct SiteUpdate {
     pub webhook_url: Option<Option<SiteUrl>>,
     pub min_age: Option<MinAge>,
     pub webhook_format: Option<WebhookFormat>,
+    pub accept: Option<Accept>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +151,8 @@ pub struct GatewayInvite {
     pub redirect_url: Option<String>,
     pub sandbox: bool,
     pub min_age: MinAge,
+    /// The kinds of credential the site accepts.
+    pub accept: Accept,
 }
 
 /// A receipt signing key as stored: the 32-byte P-256 scalar. The newest is current.

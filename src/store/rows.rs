@@ -17,7 +17,7 @@ use crate::domain::console::{ConsoleUsername, Failures, PasswordHash};
 use crate::domain::idempotency::RememberedKey;
 use crate::domain::webhook::{DeliveryState, EventId, EventType};
 use crate::domain::{
-    BodyDigest, DcApiSecrets, EncryptionNonce, InviteId, MinAge, PasswordDigest,
+    Accept, BodyDigest, DcApiSecrets, EncryptionNonce, InviteId, MinAge, PasswordDigest,
     PresentationRequest, SiteId, Status, VerifyMethod, WebhookFormat, WebhookSecret,
 };
 
@@ -74,6 +74,10 @@ fn webhook_format(row: &dyn Columns, i: usize) -> StoreResult<WebhookFormat> {
     parsed(row, i, "webhook format", |s| WebhookFormat::parse(s).ok())
 }
 
+fn accept(row: &dyn Columns, i: usize) -> StoreResult<Accept> {
+    parsed(row, i, "accepted kinds", |s| Accept::parse(s).ok())
+}
+
 fn count(row: &dyn Columns, i: usize) -> StoreResult<usize> {
     let n = row.int(i)?;
     usize::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n}")))
@@ -105,7 +109,7 @@ pub fn invite(row: &dyn Columns, at: usize) -> StoreResult<InviteRecord> {
 
 /// [`INVITE_COLUMNS`] and then these, from `invites i JOIN sites s`.
 pub const GATEWAY_COLUMNS: &str = "i.invite_id, i.site_id, i.custom_id, i.status, i.created_at, \
-     i.expires_at, i.verified_method, s.name, s.redirect_url, s.sandbox, s.min_age";
+     i.expires_at, i.verified_method, s.name, s.redirect_url, s.sandbox, s.min_age, s.accept";
 
 pub fn gateway_invite(row: &dyn Columns) -> StoreResult<GatewayInvite> {
     Ok(GatewayInvite {
@@ -114,6 +118,7 @@ pub fn gateway_invite(row: &dyn Columns) -> StoreResult<GatewayInvite> {
         redirect_url: row.opt_text(8)?,
         sandbox: row.boolean(9)?,
         min_age: min_age(row, 10)?,
+        accept: accept(row, 11)?,
     })
 }
 
@@ -142,7 +147,7 @@ pub fn credential(row: &dyn Columns) -> StoreResult<CredentialRecord> {
 }
 
 pub const SITE_COLUMNS: &str =
-    "site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format";
+    "site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format, accept";
 
 /// A site without its credentials (they come from [`credential_info`]).
 pub fn site(row: &dyn Columns) -> StoreResult<SiteRecord> {
@@ -155,6 +160,7 @@ pub fn site(row: &dyn Columns) -> StoreResult<SiteRecord> {
         created_at: row.int(5)?,
         min_age: min_age(row, 6)?,
         webhook_format: webhook_format(row, 7)?,
+        accept: accept(row, 8)?,
         credentials: Vec::new(),
     })
 }
@@ -383,7 +389,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.stored_status, Status::Verified);
-        assert_eq!(r.method, Some(VerifyMethod::EuAv));
+        assert_eq!(r.method, Some(VerifyMethod::EU_AV));
         assert_eq!(r.custom_id, None);
     }
 

@@ -119,10 +119,12 @@ pub enum AnswerStep {
     VerifyAndMark(InviteRecord),
 }
 
-/// `invite` is the invite as stored; `request` its request named by the answer's `state`.
+/// `invite` is the invite as stored; `request` its request named by the answer's `state`;
+/// `method` how the answer verifies it (its credential's kind).
 pub fn answer(
     invite: Option<InviteRecord>,
     request: Option<&PresentationRequest>,
+    method: VerifyMethod,
     now: UnixTime,
 ) -> AnswerStep {
     let live = request.is_some_and(|r| r.is_live(now));
@@ -134,7 +136,7 @@ pub fn answer(
             Some(_) => AnswerOutcome::NotLive,
         });
     }
-    match verify(invite, VerifyMethod::EuAv, now) {
+    match verify(invite, method, now) {
         VerifyStep::Done(VerifyOutcome::NotFound) => AnswerStep::Done(AnswerOutcome::NotFound),
         VerifyStep::Done(VerifyOutcome::Expired) => AnswerStep::Done(AnswerOutcome::Expired),
         VerifyStep::Done(VerifyOutcome::Verified(r) | VerifyOutcome::AlreadyVerified(r)) => {
@@ -218,25 +220,30 @@ mod tests {
         let request = PresentationRequest::new(crate::domain::MinAge::DEFAULT, 0);
         let invite = pending(1000);
         assert_eq!(
-            answer(Some(invite.clone()), None, 1),
+            answer(Some(invite.clone()), None, VerifyMethod::EU_AV, 1),
             AnswerStep::Done(AnswerOutcome::NotLive)
         );
         assert_eq!(
-            answer(Some(invite.clone()), Some(&request), 2000),
+            answer(
+                Some(invite.clone()),
+                Some(&request),
+                VerifyMethod::EU_AV,
+                2000
+            ),
             AnswerStep::Done(AnswerOutcome::Expired)
         );
         assert!(matches!(
-            answer(Some(invite.clone()), Some(&request), 1),
+            answer(Some(invite.clone()), Some(&request), VerifyMethod::EU_AV, 1),
             AnswerStep::VerifyAndMark(_)
         ));
         let mut verified = invite;
         verified.stored_status = Status::Verified;
         assert!(matches!(
-            answer(Some(verified), Some(&request), 1),
+            answer(Some(verified), Some(&request), VerifyMethod::EU_AV, 1),
             AnswerStep::MarkAnswered(AnswerOutcome::AlreadyVerified(_))
         ));
         assert_eq!(
-            answer(None, Some(&request), 1),
+            answer(None, Some(&request), VerifyMethod::EU_AV, 1),
             AnswerStep::Done(AnswerOutcome::NotFound)
         );
     }

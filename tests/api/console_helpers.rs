@@ -162,7 +162,7 @@ pub async fn seed(app: &TestApp, receiver: &TestReceiver) -> TestSite {
     let store = app.store.as_ref();
     let busy_id = SiteId::parse(&busy.site_id).unwrap();
     let methods = [
-        VerifyMethod::EuAv,
+        VerifyMethod::EU_AV,
         VerifyMethod::Verifier,
         VerifyMethod::Sandbox,
     ];

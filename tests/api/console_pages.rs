@@ -5,8 +5,6 @@ use crate::console_helpers::{create_user, get, post, sign_in, spawn_console, spa
 use crate::helpers::T0;
 use crate::wallet::TestIssuer;
 use agegate::mdoc::TrustAnchors;
-use agegate::trust::AnchorSource;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[tokio::test]
@@ -80,13 +78,13 @@ async fn the_trust_page_lists_each_anchor_with_subject_expiry_fingerprint_and_so
     let issuer = TestIssuer::new(T0);
     let soon = issuer.with_signer_validity(T0 - 86_400, T0 + 10 * 86_400);
     let pem = format!("{}{}", issuer.ca_pem, soon.ds_cert_pem);
-    let anchors = Arc::new(TrustAnchors::from_pem(&pem).unwrap());
+    let anchors = TrustAnchors::from_pem(&pem).unwrap();
     let app = spawn_console_with(|s| {
-        s.trust_sources = vec![AnchorSource {
-            kind: "eu-av",
-            origin: "/etc/agegate/eu-av.pem".into(),
+        s.trust = agegate::trust::TrustHandle::fixed(agegate::trust::Trust::single(
+            agegate::domain::Kind::EU_AV,
             anchors,
-        }]
+            "/etc/agegate/eu-av.pem",
+        ))
     })
     .await;
     let session = signed_in(&app).await;

@@ -101,12 +101,9 @@ pub async fn post_dc_api(app: &TestApp, gateway_url: &str, body: &Value) -> reqw
 }
 
 impl DcCase {
-    pub fn app_eu_av(&self) -> Option<agegate::config::EuAv> {
-        let anchors = agegate::mdoc::TrustAnchors::from_pem(&self.issuer.ca_pem).unwrap();
-        Some(agegate::config::EuAv {
-            trust_anchors: std::sync::Arc::new(anchors),
-            wallet_scheme: "av".into(),
-        })
+    /// Trust in the case's issuer for `eu-av`, as the case's server has it.
+    pub fn app_trust(&self) -> std::sync::Arc<agegate::trust::TrustHandle> {
+        crate::helpers::trusting(agegate::domain::Kind::EU_AV, &self.issuer.ca_pem)
     }
 }
 
@@ -207,7 +204,7 @@ async fn a_request_is_single_use_across_transports() {
 async fn an_answer_made_on_one_node_is_accepted_by_another() {
     let c = DcCase::new().await;
     let other = spawn_beside(&c.app, |s| {
-        s.eu_av = c.app_eu_av();
+        s.trust = c.app_trust();
         // The same public URL, as behind one load balancer: the same origin.
         s.public_url = Some(c.app.base.clone());
     })

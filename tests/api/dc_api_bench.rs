@@ -44,7 +44,10 @@ fn rate(name: &str, mut verify: impl FnMut()) -> f64 {
 #[ignore = "a benchmark; run on purpose (see the module's comment)"]
 fn dc_api_verifications_per_second_on_one_core() {
     let issuer = TestIssuer::new(T0);
-    let anchors = TrustAnchors::from_pem(&issuer.ca_pem).unwrap();
+    let anchors = agegate::mdoc::KindAnchors::single(
+        agegate::domain::Kind::EU_AV,
+        TrustAnchors::from_pem(&issuer.ca_pem).unwrap(),
+    );
     let min_age = MinAge::DEFAULT;
 
     // The link (§7): vp_token in a form field, the redirect SessionTranscript.
@@ -58,7 +61,10 @@ fn dc_api_verifications_per_second_on_one_core() {
         .append_pair("state", "c3RhdGUtc3RhdGUtc3RhdGU")
         .append_pair(
             "dcql_query",
-            &agegate::domain::presentation::dcql_query(min_age),
+            &agegate::domain::presentation::dcql_query(
+                agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
+                min_age,
+            ),
         )
         .append_pair("client_metadata", CLIENT_METADATA)
         .finish();
@@ -80,15 +86,18 @@ fn dc_api_verifications_per_second_on_one_core() {
     let encryption_nonce = EncryptionNonce::generate();
     let claim = min_age.claim();
     let items = [ItemRequest {
-        doc_type: mdoc::DOC_TYPE,
-        namespace: mdoc::DOC_TYPE,
+        doc_type: "eu.europa.ec.av.1",
+        namespace: "eu.europa.ec.av.1",
         claim: &claim,
     }];
     let requests = request::build(
         &RequestInputs {
             origin: ORIGIN,
             nonce: NONCE,
-            dcql_query: &dcql_query_value(min_age),
+            dcql_query: &dcql_query_value(
+                agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
+                min_age,
+            ),
             client_metadata: &client_metadata_value(),
             items: &items,
             key: &key,
@@ -131,7 +140,10 @@ fn dc_api_verifications_per_second_on_one_core() {
                 &RequestInputs {
                     origin: ORIGIN,
                     nonce: NONCE,
-                    dcql_query: &dcql_query_value(min_age),
+                    dcql_query: &dcql_query_value(
+                        agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
+                        min_age,
+                    ),
                     client_metadata: &client_metadata_value(),
                     items: &items,
                     key: &key,

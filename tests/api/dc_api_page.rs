@@ -114,7 +114,7 @@ async fn the_pending_page_carries_r1_and_r2_of_the_live_request_and_a_hidden_but
 #[tokio::test]
 async fn every_reload_and_every_node_shows_the_same_request_and_a_new_key_after_10_minutes() {
     let c = DcCase::new().await;
-    let other = spawn_beside(&c.app, |s| s.eu_av = c.app_eu_av()).await;
+    let other = spawn_beside(&c.app, |s| s.trust = c.app_trust()).await;
     let again = dc_page(&c.app, &c.url).await;
     let elsewhere = dc_page(&other, &c.url.replace(&c.app.base, &other.base)).await;
     assert_eq!(again.json, c.page.json, "byte for byte on a reload");

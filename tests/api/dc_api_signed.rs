@@ -68,12 +68,8 @@ async fn signed_case(identity: &Identity) -> DcCase {
     let dir = tempfile::tempdir().unwrap();
     let (key, cert) = identity.files(dir.path());
     let signer = agegate::config::load_dc_api_signer(&key, &cert, T0).expect("a valid identity");
-    let anchors = agegate::mdoc::TrustAnchors::from_pem(&issuer.ca_pem).unwrap();
     let app = crate::helpers::spawn_app_with(|s| {
-        s.eu_av = Some(agegate::config::EuAv {
-            trust_anchors: std::sync::Arc::new(anchors),
-            wallet_scheme: "av".into(),
-        });
+        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
         s.dc_api_signer = Some(signer);
     })
     .await;

@@ -5,22 +5,15 @@
 use crate::helpers::{assert_error, spawn_app_with, SiteOptions, TestApp, TestSite, T0};
 use crate::receiver::{signed_by, TestReceiver};
 use crate::wallet::{AuthorizationRequest, Presentation, TestIssuer};
-use agegate::config::EuAv;
 use agegate::domain::{MinAge, SiteId};
-use agegate::mdoc::TrustAnchors;
 use agegate::store::SiteUpdate;
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// A server that trusts `issuer`'s CA, on the manual clock at T0.
 pub async fn eu_av_app(issuer: &TestIssuer) -> TestApp {
-    let anchors = TrustAnchors::from_pem(&issuer.ca_pem).expect("the test CA parses");
     spawn_app_with(|s| {
-        s.eu_av = Some(EuAv {
-            trust_anchors: Arc::new(anchors),
-            wallet_scheme: "av".into(),
-        });
+        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
         s.allow_private_webhooks = true;
     })
     .await

@@ -13,7 +13,10 @@ use std::time::Instant;
 fn verifications_per_second_on_one_core() {
     const T0: i64 = crate::helpers::T0;
     let issuer = TestIssuer::new(T0);
-    let anchors = TrustAnchors::from_pem(&issuer.ca_pem).unwrap();
+    let anchors = agegate::mdoc::KindAnchors::single(
+        agegate::domain::Kind::EU_AV,
+        TrustAnchors::from_pem(&issuer.ca_pem).unwrap(),
+    );
     let response_uri = "https://age.example/gateway/AAAAAAAAAAAAAAAAAAAAAA/openid4vp";
     let uri = url::form_urlencoded::Serializer::new("av://?".to_owned())
         .append_pair("response_type", "vp_token")
@@ -24,7 +27,10 @@ fn verifications_per_second_on_one_core() {
         .append_pair("state", "c3RhdGUtc3RhdGUtc3RhdGU")
         .append_pair(
             "dcql_query",
-            &agegate::domain::presentation::dcql_query(agegate::domain::MinAge::DEFAULT),
+            &agegate::domain::presentation::dcql_query(
+                agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
+                agegate::domain::MinAge::DEFAULT,
+            ),
         )
         .append_pair(
             "client_metadata",
@@ -71,7 +77,7 @@ fn receipts_signed_per_second_on_one_core() {
         issuer: "https://age.example".into(),
         min_age: 18,
         presented: Some(Presented {
-            doc_type: "eu.europa.ec.av.1".into(),
+            kind: agegate::domain::Kind::EU_AV,
             issuer_anchor: [7; 32],
             transport: Transport::OpenId4Vp,
             nonce: "bm9uY2Utbm9uY2Utbm9uY2U".into(),

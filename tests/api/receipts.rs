@@ -150,12 +150,8 @@ async fn an_eu_av_receipt_names_the_doctype_anchor_transport_and_nonce_hash() {
 #[tokio::test]
 async fn presentations_are_counted_by_kind_transport_and_outcome() {
     let issuer = TestIssuer::new(T0);
-    let anchors = agegate::mdoc::TrustAnchors::from_pem(&issuer.ca_pem).unwrap();
     let app = spawn_app_with(|s| {
-        s.eu_av = Some(agegate::config::EuAv {
-            trust_anchors: std::sync::Arc::new(anchors),
-            wallet_scheme: "av".into(),
-        });
+        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
         s.metrics_listen = Some("127.0.0.1:0".into());
     })
     .await;

@@ -22,7 +22,7 @@ pub async fn show(
 ) -> Result<Response, ConsoleError> {
     let html = AnchorsPage {
         layout: operator.layout(None),
-        anchors: trust::list(&state.trust, state.clock.now()),
+        anchors: trust::list(&state.trust.current().sources, state.clock.now()),
     }
     .render();
     Ok(page(StatusCode::OK, html))

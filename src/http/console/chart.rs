@@ -12,19 +12,21 @@ use crate::domain::VerifyMethod;
 use crate::store::console::DAY_SECS;
 use crate::store::{Tally, TallyEvent};
 
-/// The verification methods in the order the chart stacks them.
-pub const METHODS: [VerifyMethod; 3] = [
-    VerifyMethod::EuAv,
-    VerifyMethod::Verifier,
-    VerifyMethod::Sandbox,
-];
+/// How many verification methods there are: one per credential kind, then `verifier`
+/// and `sandbox` (the chart stacks them in [`VerifyMethod::all`]'s order).
+pub const METHOD_COUNT: usize = crate::domain::kind::KINDS.len() + 2;
 
-/// Where a method sits in [`METHODS`]; a new method fails to compile here until placed.
+/// The methods in the order the chart stacks them.
+pub fn methods() -> Vec<VerifyMethod> {
+    VerifyMethod::all().collect()
+}
+
+/// Where a method sits in [`methods`].
 fn slot(method: VerifyMethod) -> usize {
     match method {
-        VerifyMethod::EuAv => 0,
-        VerifyMethod::Verifier => 1,
-        VerifyMethod::Sandbox => 2,
+        VerifyMethod::Wallet(kind) => kind.index(),
+        VerifyMethod::Verifier => METHOD_COUNT - 2,
+        VerifyMethod::Sandbox => METHOD_COUNT - 1,
     }
 }
 
@@ -34,8 +36,8 @@ pub struct DayCounts {
     /// Days since the Unix epoch (UTC).
     pub day: i64,
     pub created: u64,
-    /// By [`METHODS`]'s order.
-    pub verified: [u64; METHODS.len()],
+    /// By [`methods`]' order.
+    pub verified: [u64; METHOD_COUNT],
     pub expired: u64,
 }
 
@@ -51,7 +53,7 @@ impl DayCounts {
 
     /// What the day's tooltip and the table's row say.
     pub fn summary(&self) -> String {
-        let methods: Vec<String> = METHODS
+        let methods: Vec<String> = methods()
             .iter()
             .zip(self.verified)
             .filter(|(_, n)| *n > 0)
@@ -79,7 +81,7 @@ pub fn days(tallies: &[Tally], days: Range<i64>) -> Vec<DayCounts> {
         .map(|day| DayCounts {
             day,
             created: 0,
-            verified: [0; METHODS.len()],
+            verified: [0; METHOD_COUNT],
             expired: 0,
         })
         .collect();
@@ -180,7 +182,7 @@ pub fn svg(days: &[DayCounts]) -> String {
             .iter()
             .enumerate()
             .map(|(k, n)| (format!("s{}", k + 1), *n))
-            .chain(std::iter::once(("s5".to_owned(), d.expired)));
+            .chain(std::iter::once(("sx".to_owned(), d.expired)));
         for (class, n) in stack {
             if n == 0 {
                 continue;
@@ -241,7 +243,7 @@ mod tests {
         assert_eq!(d.len(), 3);
         assert_eq!((d[0].day, d[0].created), (9, 0));
         assert_eq!(d[1].created, 5);
-        assert_eq!(d[1].verified, [0, 0, 2]);
+        assert_eq!(d[1].verified, [0, 0, 0, 0, 2]);
         assert_eq!(d[2].expired, 3);
         assert_eq!(
             d[1].summary(),
@@ -264,13 +266,13 @@ mod tests {
     fn the_chart_has_a_group_with_a_title_per_day() {
         let t = [
             tally(1, TallyEvent::Created, 40),
-            tally(1, TallyEvent::Verified(VerifyMethod::EuAv), 30),
+            tally(1, TallyEvent::Verified(VerifyMethod::EU_AV), 30),
             tally(1, TallyEvent::Expired, 10),
         ];
         let svg = svg(&days(&t, 0..30));
         assert_eq!(svg.matches("<title>").count(), 30);
         assert!(svg.contains("30 verified (eu-av 30)"));
-        assert!(svg.contains("class=\"s1\"") && svg.contains("class=\"s5\""));
+        assert!(svg.contains("class=\"s1\"") && svg.contains("class=\"sx\""));
         assert!(svg.contains(">40</text>"), "the axis reaches 40: {svg}");
         assert!(!svg.contains("style="), "inline styles would break the CSP");
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));

@@ -27,7 +27,6 @@ use tower_http::trace::TraceLayer;
 use super::gateway::{policy_for_style, security_headers};
 use crate::clock::{rfc3339, Clock, UnixTime};
 use crate::store::{Store, StoreError};
-use crate::trust::AnchorSource;
 
 pub use session::{SESSION_COOKIE, SIGN_IN_PATH};
 
@@ -41,7 +40,7 @@ pub struct Console {
     pub public_url: String,
     /// Wakes the webhook worker after an action wrote or requeued an event.
     pub deliveries: Arc<Notify>,
-    pub trust: Vec<AnchorSource>,
+    pub trust: Arc<crate::trust::TrustHandle>,
     /// The session cookie is `Secure` when the public URL is https.
     secure_cookies: bool,
 }
@@ -53,7 +52,7 @@ pub struct ConsoleParts {
     pub clock: Arc<dyn Clock>,
     pub public_url: String,
     pub deliveries: Arc<Notify>,
-    pub trust: Vec<AnchorSource>,
+    pub trust: Arc<crate::trust::TrustHandle>,
 }
 
 /// The console, ready to serve on its own listener.

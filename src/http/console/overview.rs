@@ -5,7 +5,7 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::chart::{self, DayCounts, METHODS};
+use super::chart::{self, DayCounts};
 use super::session::{NoticeQuery, Operator};
 use super::{page, ConsoleError, ConsoleState, Layout};
 use crate::store::console::day_of;
@@ -46,7 +46,7 @@ pub async fn show(
         verified: days.iter().map(DayCounts::verified_total).sum(),
         expired: days.iter().map(|d| d.expired).sum(),
         days: days.into_iter().rev().collect(),
-        methods: METHODS.iter().map(|m| m.as_str()).collect(),
+        methods: chart::methods().iter().map(|m| m.as_str()).collect(),
         backlog,
         sites,
     }

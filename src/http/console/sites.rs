@@ -14,7 +14,7 @@ use super::{page, see_other, when, ConsoleError, ConsoleState, Layout};
 use crate::cli::key_create::create_key;
 use crate::cli::webhook_secret_rotate::rotate_secret as rotate;
 use crate::cli::{create_site, SiteSettings};
-use crate::domain::{MinAge, SiteId, SiteName, SiteUrl, WebhookFormat};
+use crate::domain::{Accept, MinAge, SiteId, SiteName, SiteUrl, WebhookFormat};
 use crate::store::{CredentialInfo, RevokeOutcome, SiteRecord};
 
 #[derive(Template)]
@@ -52,6 +52,14 @@ impl SiteRecord {
         when(self.created_at)
     }
 
+    /// The accepted kinds as `site show` prints them.
+    pub fn accept_text(&self) -> String {
+        match self.accept {
+            Accept::All => format!("all ({})", self.accept.kinds().names().join(", ")),
+            Accept::Only(kinds) => kinds.names().join(", "),
+        }
+    }
+
     pub fn active_keys(&self) -> usize {
         self.credentials
             .iter()
@@ -83,6 +91,8 @@ pub struct NewSiteForm {
     min_age: String,
     #[serde(default)]
     webhook_format: String,
+    #[serde(default)]
+    accept: String,
 }
 
 impl NewSiteForm {
@@ -104,7 +114,12 @@ impl NewSiteForm {
             "" => WebhookFormat::Standard,
             f => WebhookFormat::parse(f).map_err(|e| e.to_string())?,
         };
+        let accept = match self.accept.trim() {
+            "" => Accept::All,
+            list => Accept::parse(list).map_err(|e| e.to_string())?,
+        };
         Ok(SiteSettings {
+            accept,
             name: SiteName::parse(&self.name).map_err(|e| e.to_string())?,
             redirect_url: url(&self.redirect_url)?,
             webhook_url: url(&self.webhook_url)?,

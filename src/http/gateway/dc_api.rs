@@ -18,13 +18,12 @@ use crate::dcapi::request::{
 use crate::dcapi::{
     response, transcript, DcApiRequests, ItemRequest, RequestInputs, RequestSigner,
 };
-use crate::domain::presentation::{self, CREDENTIAL_ID};
-use crate::domain::{DcApiSecrets, InviteId, MinAge, PresentationRequest, Status};
+use crate::domain::presentation;
+use crate::domain::{DcApiSecrets, InviteId, Kind, KindSet, MinAge, PresentationRequest, Status};
 use crate::http::body::{JsonBody, RequestBody};
 use crate::http::error::{ApiError, DcApiRefusal, ErrorBody, ErrorCode};
 use crate::http::openid4vp::{AnswerAccepted, Answering};
 use crate::http::AppState;
-use crate::mdoc::DOC_TYPE;
 use crate::receipt::Transport;
 
 /// The channel's configuration: the origin wallets bind answers to, and in signed mode
@@ -45,23 +44,28 @@ impl DcApi {
         Self { origin, signer }
     }
 
-    /// R1 and R2 of a live request: the same bytes on every node and every reload.
+    /// R1 and R2 of a live request for `kinds`: the same bytes on every node and every
+    /// reload (while the site accepts, and the server trusts, the same kinds).
     fn requests(
         &self,
         request: &PresentationRequest,
         secrets: &DcApiSecrets,
+        kinds: KindSet,
         age: MinAge,
     ) -> DcApiRequests {
         let claim = age.claim();
-        let items = [ItemRequest {
-            doc_type: DOC_TYPE,
-            namespace: DOC_TYPE,
-            claim: &claim,
-        }];
+        let items: Vec<ItemRequest<'_>> = kinds
+            .iter()
+            .map(|k| ItemRequest {
+                doc_type: k.info().doc_type,
+                namespace: k.info().namespace,
+                claim: &claim,
+            })
+            .collect();
         let inputs = RequestInputs {
             origin: &self.origin,
             nonce: &request.nonce,
-            dcql_query: &presentation::dcql_query_value(age),
+            dcql_query: &presentation::dcql_query_value(kinds, age),
             client_metadata: &presentation::client_metadata_value(),
             items: &items,
             key: &secrets.response_key,
@@ -84,18 +88,20 @@ pub struct PageOffer {
     pub renew_in_ms: i64,
 }
 
-/// The page's offer of `request` (which must have its secrets) at `now`.
+/// The page's offer of `request` (which must have its secrets) for `kinds` at `now`.
 pub fn page_offer(
     state: &AppState,
     id: &InviteId,
     request: &PresentationRequest,
+    kinds: KindSet,
     site_min_age: MinAge,
     now: crate::clock::UnixTime,
 ) -> Option<PageOffer> {
     let secrets = request.dc_api.as_ref()?;
-    let requests = state
-        .dc_api
-        .requests(request, secrets, request.required_age(site_min_age));
+    let requests =
+        state
+            .dc_api
+            .requests(request, secrets, kinds, request.required_age(site_min_age));
     let page_request = json!({"state": request.state, "digital": requests.digital()});
     let gateway = state.gateway_url(id);
     Some(PageOffer {
@@ -202,26 +208,29 @@ pub async fn answer(
         .ok_or(ErrorCode::PresentationStateNotLive)?;
     let origin = &state.dc_api.origin;
     let key = &secrets.response_key;
-    let (device_response, session_transcript) = match protocol {
+    let (device_response, session_transcript, kind) = match protocol {
         Protocol::OpenId4Vp => {
             let opened = answering.refused_if(response::openid4vp(&answer.data, key))?;
-            if opened.credential_id != CREDENTIAL_ID {
+            let Some(kind) = Kind::by_dcql_id(&opened.credential_id)
+                .filter(|k| answering.anchors.get(*k).is_some())
+            else {
                 let refusal = DcApiRefusal::UnrequestedCredential(shown(&opened.credential_id));
                 return Err(answering.refused(refusal));
-            }
+            };
             let transcript = transcript::openid4vp(origin, &request.nonce, &key.thumbprint());
-            (opened.device_response, transcript)
+            (opened.device_response, transcript, Some(kind))
         }
         Protocol::AnnexC => {
             // The text exactly as R2 carried it: the transcript hashes it.
             let info = request::encryption_info(key, secrets.encryption_nonce.as_bytes());
             let transcript = transcript::annex_c(&info, origin);
             let opened = response::annex_c(&answer.data, key, &transcript);
-            (answering.refused_if(opened)?, transcript)
+            // R2 asked for each kind's docType: the DeviceResponse's document says which.
+            (answering.refused_if(opened)?, transcript, None)
         }
     };
     let proof =
-        answering.check(answering.verify(&device_response, &request, &session_transcript))?;
+        answering.check(answering.verify(&device_response, &request, &session_transcript, kind))?;
     answering.accept(&state, &request, proof).await
 }
 
@@ -230,7 +239,7 @@ impl Answering {
     fn refused(&self, refusal: impl Into<DcApiRefusal>) -> ApiError {
         let refusal = refusal.into();
         tracing::info!(invite_id = %self.id, reason = %refusal, "dc api answer refused");
-        self.count(refusal.outcome());
+        self.count(None, refusal.outcome());
         ApiError::DcApi(refusal)
     }
 

@@ -26,7 +26,7 @@ struct PendingPage<'a> {
     expires_iso: String,
     expires_human: String,
     sandbox_csrf: Option<String>,
-    /// The EU AV app's link and QR code, when the method is on.
+    /// The wallet link and QR code, when the site accepts a kind the server has on.
     wallet: Option<WalletOffer>,
     /// The Digital Credentials API's request and the page's script, with the wallet.
     dc_api: Option<PageOffer>,
@@ -41,16 +41,13 @@ pub(super) async fn pending(
 ) -> Response {
     let invite = &gateway.invite;
     let now = state.clock.now();
-    let wallet = match &state.eu_av {
-        Some(eu_av) => match offer(state, eu_av, gateway).await {
-            Ok(offer) => Some(offer),
-            Err(e) => return failure(e),
-        },
-        None => None,
+    let wallet = match offer(state, gateway).await {
+        Ok(offer) => offer,
+        Err(e) => return failure(e),
     };
-    let dc_api = wallet
-        .as_ref()
-        .and_then(|w| dc_api::page_offer(state, &invite.id, &w.request, gateway.min_age, now));
+    let dc_api = wallet.as_ref().and_then(|w| {
+        dc_api::page_offer(state, &invite.id, &w.request, w.kinds, gateway.min_age, now)
+    });
     let csrf = gateway.sandbox.then(|| sandbox::csrf_token(headers));
     // The approve form's answer ends on the site's redirect URL; allow that navigation.
     let csp = content_security_policy(gateway.redirect_url.as_deref(), dc_api.is_some());

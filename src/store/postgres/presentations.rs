@@ -154,7 +154,8 @@ pub async fn answer(
     } else {
         None
     };
-    let outcome = match transitions::answer(record, request.as_ref(), now) {
+    let outcome = match transitions::answer(record, request.as_ref(), evidence.wallet_method(), now)
+    {
         AnswerStep::Done(outcome) => return Ok(outcome),
         AnswerStep::MarkAnswered(outcome) => outcome,
         AnswerStep::VerifyAndMark(record) => {

@@ -28,8 +28,9 @@ pub async fn create(client: &mut Object, site: &NewSite) -> StoreResult<()> {
     execute(
         &tx,
         "INSERT INTO sites
-             (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+             (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format,
+              accept)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         &[
             &site.id.to_string(),
             &site.name.as_str(),
@@ -39,6 +40,7 @@ pub async fn create(client: &mut Object, site: &NewSite) -> StoreResult<()> {
             &site.created_at,
             &i64::from(site.min_age.get()),
             &site.webhook_format.as_str(),
+            &site.accept.to_stored(),
         ],
     )
     .await?;
@@ -88,7 +90,8 @@ pub async fn update(
              redirect_url = CASE WHEN $2::BOOLEAN THEN $3::TEXT ELSE redirect_url END,
              webhook_url = CASE WHEN $4::BOOLEAN THEN $5::TEXT ELSE webhook_url END,
              min_age = COALESCE($6::BIGINT, min_age),
-             webhook_format = COALESCE($7::TEXT, webhook_format)
+             webhook_format = COALESCE($7::TEXT, webhook_format),
+             accept = COALESCE($8::TEXT, accept)
          WHERE site_id = $1",
         &[
             &id.to_string(),
@@ -104,6 +107,7 @@ pub async fn update(
                 .and_then(|u| u.as_ref().map(|u| u.as_str())),
             &update.min_age.map(|a| i64::from(a.get())),
             &update.webhook_format.map(|f| f.as_str()),
+            &update.accept.map(|a| a.to_stored()),
         ],
     )
     .await?;

@@ -122,7 +122,12 @@ pub fn answer(
     now: UnixTime,
 ) -> StoreResult<AnswerOutcome> {
     let request = by_state(conn, invite, state)?;
-    let step = transitions::answer(invites::by_id(conn, invite)?, request.as_ref(), now);
+    let step = transitions::answer(
+        invites::by_id(conn, invite)?,
+        request.as_ref(),
+        evidence.wallet_method(),
+        now,
+    );
     let outcome = match step {
         AnswerStep::Done(outcome) => return Ok(outcome),
         AnswerStep::MarkAnswered(outcome) => outcome,

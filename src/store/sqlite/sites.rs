@@ -20,8 +20,9 @@ pub fn credential(conn: &Connection, username: &str) -> StoreResult<Option<Crede
 pub fn create(conn: &Connection, site: &NewSite) -> StoreResult<()> {
     conn.prepare_cached(
         "INSERT INTO sites
-             (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+             (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format,
+              accept)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
         site.id.to_string(),
@@ -31,7 +32,8 @@ pub fn create(conn: &Connection, site: &NewSite) -> StoreResult<()> {
         site.sandbox,
         site.created_at,
         site.min_age.get(),
-        site.webhook_format.as_str()
+        site.webhook_format.as_str(),
+        site.accept.to_stored()
     ])?;
     add_credential(conn, site.id, &site.credential)?;
     insert_secret(conn, site.id, &site.webhook_secret, site.created_at)
@@ -72,7 +74,8 @@ pub fn update(conn: &Connection, id: SiteId, update: &SiteUpdate) -> StoreResult
                  redirect_url = CASE WHEN ?2 THEN ?3 ELSE redirect_url END,
                  webhook_url = CASE WHEN ?4 THEN ?5 ELSE webhook_url END,
                  min_age = COALESCE(?6, min_age),
-                 webhook_format = COALESCE(?7, webhook_format)
+                 webhook_format = COALESCE(?7, webhook_format),
+                 accept = COALESCE(?8, accept)
              WHERE site_id = ?1",
         )?
         .execute(params![
@@ -88,7 +91,8 @@ pub fn update(conn: &Connection, id: SiteId, update: &SiteUpdate) -> StoreResult
                 .as_ref()
                 .and_then(|u| u.as_ref().map(|u| u.as_str())),
             update.min_age.map(|a| a.get()),
-            update.webhook_format.map(|f| f.as_str())
+            update.webhook_format.map(|f| f.as_str()),
+            update.accept.map(|a| a.to_stored())
         ])?;
     Ok(changed == 1)
 }

@@ -83,7 +83,7 @@ mod tests {
         note(TallyEvent::Created, 86_400);
         note(TallyEvent::Created, 86_401);
         let before = mark();
-        note(TallyEvent::Verified(VerifyMethod::EuAv), 86_402);
+        note(TallyEvent::Verified(VerifyMethod::EU_AV), 86_402);
         rewind(before);
         note(TallyEvent::Expired, 2 * 86_400);
         flush(&conn).unwrap();

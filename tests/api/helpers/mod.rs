@@ -59,6 +59,8 @@ pub struct SiteOptions<'a> {
     pub sandbox: bool,
     pub min_age: Option<i64>,
     pub webhook_format: WebhookFormat,
+    /// The kinds the site accepts (`all` by default).
+    pub accept: agegate::domain::Accept,
 }
 
 pub fn client() -> reqwest::Client {
@@ -197,6 +199,7 @@ impl TestApp {
                 sandbox: options.sandbox,
                 min_age: MinAge::new(options.min_age.unwrap_or(18)).unwrap(),
                 webhook_format: options.webhook_format,
+                accept: options.accept,
             },
         )
         .await
@@ -290,4 +293,13 @@ pub async fn assert_error(resp: reqwest::Response, status: u16, code: u32) -> Va
         "message in {body}"
     );
     body
+}
+
+/// Trust in `pem`'s CA certificates for `kind` only, as `serve`'s trust flag of that kind.
+pub fn trusting(
+    kind: agegate::domain::Kind,
+    pem: &str,
+) -> std::sync::Arc<agegate::trust::TrustHandle> {
+    let anchors = agegate::mdoc::TrustAnchors::from_pem(pem).expect("the test CA parses");
+    agegate::trust::TrustHandle::fixed(agegate::trust::Trust::single(kind, anchors, "(test)"))
 }

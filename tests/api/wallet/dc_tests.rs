@@ -47,7 +47,10 @@ fn wallet_dc_answers_open_with_agegates_parsers() {
         namespace: "eu.europa.ec.av.1",
         claim: "age_over_18",
     }];
-    let dcql = agegate::domain::presentation::dcql_query_value(agegate::domain::MinAge::DEFAULT);
+    let dcql = agegate::domain::presentation::dcql_query_value(
+        agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
+        agegate::domain::MinAge::DEFAULT,
+    );
     let metadata = agegate::domain::presentation::client_metadata_value();
     let built = request::build(
         &RequestInputs {

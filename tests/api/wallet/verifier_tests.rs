@@ -12,7 +12,10 @@ fn wallet_and_verifier_agree() {
         verify_vp_token, CertRole, Expected, PresentationError as E, TrustAnchors,
     };
     let issuer = TestIssuer::new(T);
-    let anchors = TrustAnchors::from_pem(&issuer.ca_pem).unwrap();
+    let anchors = agegate::mdoc::KindAnchors::single(
+        agegate::domain::Kind::EU_AV,
+        TrustAnchors::from_pem(&issuer.ca_pem).unwrap(),
+    );
     let req = sample_request();
     let transcript =
         agegate::mdoc::session_transcript(&req.client_id, &req.nonce, &req.response_uri);
@@ -382,7 +385,10 @@ fn wallet_verifier_hashes_items_as_received() {
         min_age: 18,
         now: T,
     };
-    let anchors = TrustAnchors::from_pem(&issuer.ca_pem).unwrap();
+    let anchors = agegate::mdoc::KindAnchors::single(
+        agegate::domain::Kind::EU_AV,
+        TrustAnchors::from_pem(&issuer.ca_pem).unwrap(),
+    );
     assert_eq!(
         verify_vp_token(&issuer.vp_token(&req, &p), &expected, &anchors).map(|p| p.age_over),
         Ok(18)

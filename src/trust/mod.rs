@@ -1,24 +1,32 @@
-//! The trust anchors a server holds, listed for people (interface §12's `trust show`):
-//! by kind, each with its subject, `notAfter`, the SHA-256 fingerprint of its DER and
-//! where it came from, flagged when it expires within 30 days. The console's trust page
-//! shows this list, and `agegate trust show` is meant to print the same one.
+//! The trust anchors a server holds (interface §12): loaded per kind from the files of
+//! `serve`'s trust flags ([`TrustFiles`]), swapped whole on SIGHUP ([`TrustHandle`]), and
+//! listed for people — by kind, each with its subject, `notAfter`, the SHA-256
+//! fingerprint of its DER and where it came from, flagged when it expires within 30
+//! days. `agegate trust show`, the console's trust page, the statement and `/metrics`'
+//! expiry gauge all read this one list.
+
+pub mod load;
+
+pub use load::{Trust, TrustFiles, TrustHandle};
 
 use serde::Serialize;
 use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::clock::{rfc3339, UnixTime};
+use crate::domain::Kind;
 use crate::mdoc::TrustAnchors;
 
 /// An anchor expiring within this long is flagged.
 pub const EXPIRY_WARNING_SECS: i64 = 30 * 86_400;
 
-/// One source of anchors of one kind: a PEM file today (a VICAL later, §12).
+/// One source of anchors of one kind: a PEM file, or a VICAL.
 #[derive(Debug, Clone)]
 pub struct AnchorSource {
-    /// The credential kind the anchors are trusted for (`eu-av`, §12's table).
-    pub kind: &'static str,
-    /// Where they came from, for people: the file's path.
+    /// The credential kind the anchors are trusted for (§12's table).
+    pub kind: Kind,
+    /// Where they came from, for people: the file's path (`vical:` and the path for a
+    /// VICAL).
     pub origin: String,
     pub anchors: Arc<TrustAnchors>,
 }
@@ -27,9 +35,11 @@ pub struct AnchorSource {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AnchorListing {
-    pub kind: &'static str,
+    #[serde(serialize_with = "kind_name")]
+    pub kind: Kind,
     pub subject: String,
-    /// Unix seconds.
+    /// Unix seconds; RFC 3339 in JSON.
+    #[serde(serialize_with = "rfc3339_text")]
     pub not_after: UnixTime,
     /// Lowercase hex of the SHA-256 of the certificate's DER.
     pub sha256: String,
@@ -78,6 +88,14 @@ pub fn list(sources: &[AnchorSource], now: UnixTime) -> Vec<AnchorListing> {
         .collect()
 }
 
+fn rfc3339_text<S: serde::Serializer>(t: &UnixTime, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&rfc3339(*t))
+}
+
+fn kind_name<S: serde::Serializer>(kind: &Kind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.name())
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::new(), |mut s, b| {
         let _ = write!(s, "{b:02x}");
@@ -97,7 +115,7 @@ mod tests {
         let anchors = Arc::new(TrustAnchors::from_pem(&pki.ds_pem).unwrap());
         let summary = anchors.summaries().remove(0);
         let sources = [AnchorSource {
-            kind: "eu-av",
+            kind: Kind::EU_AV,
             origin: "/etc/agegate/eu-av.pem".into(),
             anchors,
         }];
@@ -106,7 +124,7 @@ mod tests {
         let a = &far[0];
         assert_eq!(
             (a.kind, a.source.as_str()),
-            ("eu-av", "/etc/agegate/eu-av.pem")
+            (Kind::EU_AV, "/etc/agegate/eu-av.pem")
         );
         assert!(a.subject.contains("CN="), "{}", a.subject);
         assert!(!a.expires_soon && !a.expired);

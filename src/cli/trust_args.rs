@@ -1,0 +1,66 @@
+//! The trust flags `serve` takes (interface §7, §12), shared with `trust show` and
+//! `statement` so that each reads the same files from the same flags and environment.
+
+use std::path::PathBuf;
+
+use crate::domain::Kind;
+use crate::trust::{load::VicalFiles, TrustFiles};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrustArgs {
+    /// PEM file of the X.509 CA certificates trusted to issue EU Age Verification (Proof
+    /// of Age) attestations; set, the gateway accepts the eu-av kind.
+    #[arg(long, env = "AGEGATE_EU_AV_TRUST_ANCHORS", value_name = "PATH")]
+    pub eu_av_trust_anchors: Option<PathBuf>,
+
+    /// PEM file of the CA certificates trusted to issue EUDI PIDs (mdoc); set, the
+    /// gateway accepts the eudi-pid kind.
+    #[arg(long, env = "AGEGATE_EUDI_PID_TRUST_ANCHORS", value_name = "PATH")]
+    pub eudi_pid_trust_anchors: Option<PathBuf>,
+
+    /// PEM file of the IACA root certificates trusted to issue mobile driving licences;
+    /// set (or with a VICAL), the gateway accepts the mdl kind.
+    #[arg(long, env = "AGEGATE_MDL_TRUST_ANCHORS", value_name = "PATH")]
+    pub mdl_trust_anchors: Option<PathBuf>,
+
+    /// A VICAL (ISO/IEC 18013-5 C.1.7, e.g. AAMVA's) whose mDL issuers become mdl
+    /// anchors; its signature must chain to --mdl-vical-anchor.
+    #[arg(
+        long,
+        env = "AGEGATE_MDL_VICAL",
+        value_name = "PATH",
+        requires = "mdl_vical_anchor"
+    )]
+    pub mdl_vical: Option<PathBuf>,
+
+    /// PEM file of the certificate(s) the VICAL's signer must chain to; with --mdl-vical.
+    #[arg(
+        long,
+        env = "AGEGATE_MDL_VICAL_ANCHOR",
+        value_name = "PATH",
+        requires = "mdl_vical"
+    )]
+    pub mdl_vical_anchor: Option<PathBuf>,
+}
+
+impl TrustArgs {
+    /// The files, by kind in the table's order.
+    pub fn files(&self) -> TrustFiles {
+        let pem = [
+            (Kind::EU_AV, &self.eu_av_trust_anchors),
+            (Kind::EUDI_PID, &self.eudi_pid_trust_anchors),
+            (Kind::MDL, &self.mdl_trust_anchors),
+        ]
+        .into_iter()
+        .filter_map(|(kind, path)| Some((kind, path.clone()?)))
+        .collect();
+        let mdl_vical = match (&self.mdl_vical, &self.mdl_vical_anchor) {
+            (Some(vical), Some(anchor)) => Some(VicalFiles {
+                vical: vical.clone(),
+                anchor: anchor.clone(),
+            }),
+            _ => None,
+        };
+        TrustFiles { pem, mdl_vical }
+    }
+}

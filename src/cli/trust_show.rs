@@ -1,0 +1,66 @@
+//! `agegate trust show [--json]`: every trust anchor `serve` would load with the same
+//! flags and environment, by kind — subject, notAfter, SHA-256 fingerprint, where it came
+//! from — with the ones expiring within 30 days flagged (interface §12).
+
+use serde::Serialize;
+
+use super::trust_args::TrustArgs;
+use crate::clock::{Clock, SystemClock};
+use crate::domain::Kind;
+use crate::trust::{self, AnchorListing};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    trust: TrustArgs,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Shown {
+    /// The kinds that have at least one anchor, in the table's order.
+    kinds_on: Vec<&'static str>,
+    anchors: Vec<AnchorListing>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let now = SystemClock.now();
+    let loaded = args.trust.files().load(now).map_err(anyhow::Error::msg)?;
+    let shown = Shown {
+        kinds_on: loaded.anchors.on().names(),
+        anchors: trust::list(&loaded.sources, now),
+    };
+    if args.json {
+        return super::print_json(&shown);
+    }
+    for kind in Kind::all() {
+        let of_kind: Vec<&AnchorListing> =
+            shown.anchors.iter().filter(|a| a.kind == kind).collect();
+        if of_kind.is_empty() {
+            println!("{kind}: off (no anchors)");
+            continue;
+        }
+        println!(
+            "{kind}: on, {} anchor(s) ({})",
+            of_kind.len(),
+            kind.info().title
+        );
+        for a in of_kind {
+            let flag = if a.expired {
+                "  EXPIRED"
+            } else if a.expires_soon {
+                "  EXPIRES WITHIN 30 DAYS"
+            } else {
+                ""
+            };
+            println!("  {}{flag}", a.subject);
+            println!("    not after: {}", a.not_after_text());
+            println!("    sha-256:   {}", a.fingerprint_colons());
+            println!("    source:    {}", a.source);
+        }
+    }
+    Ok(())
+}

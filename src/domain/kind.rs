@@ -1,0 +1,276 @@
+//! The kinds of credential the gateway accepts (interface §12): one table that the
+//! request builders (link, QR code, the Digital Credentials API's R1 and R2), the
+//! verifier, the webhooks' `data.method`, receipts and metrics all read. Adding a kind
+//! is one entry in [`KINDS`]; nothing else branches on a kind.
+
+use std::fmt;
+
+/// What the gateway knows of one kind of ISO/IEC 18013-5 mdoc with `age_over_NN`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct KindInfo {
+    /// Its name in flags, the site JSON, metrics and `data.method`.
+    pub name: &'static str,
+    pub doc_type: &'static str,
+    /// The namespace its `age_over_NN` elements are in.
+    pub namespace: &'static str,
+    /// The DCQL credential id: the key of the answer's `vp_token`.
+    pub dcql_id: &'static str,
+    /// For people: what a visitor holds.
+    pub title: &'static str,
+}
+
+/// Interface §12's table, in its order (the order requests list the kinds in).
+pub const KINDS: [KindInfo; 3] = [
+    KindInfo {
+        name: "eu-av",
+        doc_type: "eu.europa.ec.av.1",
+        namespace: "eu.europa.ec.av.1",
+        dcql_id: "proof_of_age",
+        title: "EU Age Verification app (proof of age)",
+    },
+    KindInfo {
+        name: "eudi-pid",
+        doc_type: "eu.europa.ec.eudi.pid.1",
+        namespace: "eu.europa.ec.eudi.pid.1",
+        dcql_id: "pid",
+        title: "EU Digital Identity Wallet (PID)",
+    },
+    KindInfo {
+        name: "mdl",
+        doc_type: "org.iso.18013.5.1.mDL",
+        namespace: "org.iso.18013.5.1",
+        dcql_id: "mdl",
+        title: "mobile driving licence (ISO/IEC 18013-5 mDL)",
+    },
+];
+
+/// One entry of [`KINDS`]; only ever made from a valid index.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Kind(u8);
+
+impl Kind {
+    pub const EU_AV: Kind = Kind(0);
+    pub const EUDI_PID: Kind = Kind(1);
+    pub const MDL: Kind = Kind(2);
+
+    /// Every kind, in the table's order.
+    pub fn all() -> impl Iterator<Item = Kind> {
+        (0..KINDS.len() as u8).map(Kind)
+    }
+
+    /// Its row in [`KINDS`], for tables indexed by kind.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
+    pub fn info(self) -> &'static KindInfo {
+        // Indices are only made in this module, below KINDS.len().
+        &KINDS[usize::from(self.0)]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    fn find(pred: impl Fn(&KindInfo) -> bool) -> Option<Kind> {
+        Kind::all().find(|k| pred(k.info()))
+    }
+
+    pub fn parse(name: &str) -> Option<Kind> {
+        Kind::find(|k| k.name == name)
+    }
+
+    pub fn by_doc_type(doc_type: &str) -> Option<Kind> {
+        Kind::find(|k| k.doc_type == doc_type)
+    }
+
+    pub fn by_dcql_id(id: &str) -> Option<Kind> {
+        Kind::find(|k| k.dcql_id == id)
+    }
+}
+
+impl fmt::Debug for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of kinds, iterated in the table's order.
+#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct KindSet(u32);
+
+impl KindSet {
+    pub const EMPTY: KindSet = KindSet(0);
+
+    pub fn all() -> KindSet {
+        Kind::all().collect()
+    }
+
+    pub fn one(kind: Kind) -> KindSet {
+        KindSet(1 << kind.0)
+    }
+
+    pub fn contains(self, kind: Kind) -> bool {
+        self.0 & (1 << kind.0) != 0
+    }
+
+    pub fn insert(&mut self, kind: Kind) {
+        self.0 |= 1 << kind.0;
+    }
+
+    pub fn and(self, other: KindSet) -> KindSet {
+        KindSet(self.0 & other.0)
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = Kind> {
+        Kind::all().filter(move |k| self.contains(*k))
+    }
+
+    pub fn names(self) -> Vec<&'static str> {
+        self.iter().map(Kind::name).collect()
+    }
+}
+
+impl FromIterator<Kind> for KindSet {
+    fn from_iter<I: IntoIterator<Item = Kind>>(iter: I) -> Self {
+        let mut set = KindSet::EMPTY;
+        for kind in iter {
+            set.insert(kind);
+        }
+        set
+    }
+}
+
+impl fmt::Debug for KindSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// The kinds a site accepts (`site create|update --accept`). `All` stays all: a kind
+/// added in a later release is accepted by a site that said `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Accept {
+    #[default]
+    All,
+    Only(KindSet),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AcceptError {
+    #[error("unknown credential kind '{0}' (kinds: eu-av, eudi-pid, mdl; or all)")]
+    UnknownKind(String),
+    #[error("the list of accepted kinds is empty (name at least one kind, or all)")]
+    Empty,
+}
+
+impl Accept {
+    /// `all`, or a comma-separated list of kind names (spaces around names ignored).
+    pub fn parse(s: &str) -> Result<Accept, AcceptError> {
+        if s.trim() == "all" {
+            return Ok(Accept::All);
+        }
+        let mut set = KindSet::EMPTY;
+        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            set.insert(Kind::parse(name).ok_or_else(|| AcceptError::UnknownKind(name.into()))?);
+        }
+        if set.is_empty() {
+            return Err(AcceptError::Empty);
+        }
+        Ok(Accept::Only(set))
+    }
+
+    pub fn kinds(self) -> KindSet {
+        match self {
+            Accept::All => KindSet::all(),
+            Accept::Only(set) => set,
+        }
+    }
+
+    /// How it is stored: `all`, or the names in the table's order, comma-separated.
+    pub fn to_stored(self) -> String {
+        match self {
+            Accept::All => "all".into(),
+            Accept::Only(set) => set.names().join(","),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_interface_section_12s() {
+        let rows: Vec<_> = Kind::all()
+            .map(|k| {
+                let i = k.info();
+                (i.name, i.doc_type, i.namespace, i.dcql_id)
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (
+                    "eu-av",
+                    "eu.europa.ec.av.1",
+                    "eu.europa.ec.av.1",
+                    "proof_of_age"
+                ),
+                (
+                    "eudi-pid",
+                    "eu.europa.ec.eudi.pid.1",
+                    "eu.europa.ec.eudi.pid.1",
+                    "pid"
+                ),
+                ("mdl", "org.iso.18013.5.1.mDL", "org.iso.18013.5.1", "mdl"),
+            ]
+        );
+        for k in Kind::all() {
+            assert_eq!(Kind::parse(k.name()), Some(k));
+            assert_eq!(Kind::by_doc_type(k.info().doc_type), Some(k));
+            assert_eq!(Kind::by_dcql_id(k.info().dcql_id), Some(k));
+        }
+        assert_eq!(Kind::parse("EU-AV"), None);
+    }
+
+    #[test]
+    fn accept_lists_parse_and_are_stored_in_table_order() {
+        assert_eq!(Accept::parse("all"), Ok(Accept::All));
+        assert_eq!(Accept::All.kinds(), KindSet::all());
+        let only = Accept::parse("mdl, eu-av").unwrap();
+        assert_eq!(only.kinds().names(), ["eu-av", "mdl"]);
+        assert_eq!(only.to_stored(), "eu-av,mdl");
+        assert_eq!(Accept::parse(&only.to_stored()), Ok(only));
+        assert_eq!(Accept::parse("mdl,mdl").unwrap().kinds().len(), 1);
+        assert_eq!(Accept::parse(""), Err(AcceptError::Empty));
+        assert_eq!(Accept::parse(" , "), Err(AcceptError::Empty));
+        assert_eq!(
+            Accept::parse("mdl,passport"),
+            Err(AcceptError::UnknownKind("passport".into()))
+        );
+        assert!(Accept::parse("all,mdl").is_err());
+    }
+
+    #[test]
+    fn kind_sets_intersect() {
+        let a: KindSet = [Kind::EU_AV, Kind::MDL].into_iter().collect();
+        let b: KindSet = [Kind::MDL, Kind::EUDI_PID].into_iter().collect();
+        assert_eq!(a.and(b), KindSet::one(Kind::MDL));
+        assert!(a.and(KindSet::EMPTY).is_empty());
+    }
+}

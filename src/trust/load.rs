@@ -1,0 +1,151 @@
+//! Loading the anchors from `serve`'s trust flags, and holding them so that SIGHUP can
+//! swap in a fresh set while requests are answered: every reader takes the current set
+//! through [`TrustHandle::current`], so a reload reaches every page, answer and listing
+//! at once, and a bad file leaves the old set in place.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use super::AnchorSource;
+use crate::clock::UnixTime;
+use crate::domain::Kind;
+use crate::mdoc::{KindAnchors, TrustAnchors};
+
+/// The files the anchors come from (`serve`'s trust flags).
+#[derive(Debug, Clone, Default)]
+pub struct TrustFiles {
+    /// PEM bundles of CA certificates, each for one kind (`--eu-av-trust-anchors`,
+    /// `--eudi-pid-trust-anchors`, `--mdl-trust-anchors`).
+    pub pem: Vec<(Kind, PathBuf)>,
+    /// `--mdl-vical` and its `--mdl-vical-anchor`.
+    pub mdl_vical: Option<VicalFiles>,
+}
+
+/// A VICAL and the PEM anchor its signer must chain to.
+#[derive(Debug, Clone)]
+pub struct VicalFiles {
+    pub vical: PathBuf,
+    pub anchor: PathBuf,
+}
+
+/// The anchors in force: per kind for the verifier, per source for people.
+#[derive(Debug, Clone, Default)]
+pub struct Trust {
+    pub anchors: KindAnchors,
+    pub sources: Vec<AnchorSource>,
+}
+
+impl Trust {
+    /// The kinds of `sources` under their anchors (a kind's sources are merged).
+    pub fn from_sources(sources: Vec<AnchorSource>) -> Self {
+        let mut anchors = KindAnchors::none();
+        for kind in Kind::all() {
+            let of_kind: Vec<&TrustAnchors> = sources
+                .iter()
+                .filter(|s| s.kind == kind)
+                .map(|s| s.anchors.as_ref())
+                .collect();
+            if !of_kind.is_empty() {
+                anchors = anchors.with(kind, Arc::new(TrustAnchors::merged(of_kind)));
+            }
+        }
+        Self { anchors, sources }
+    }
+
+    /// One kind under `anchors`, from `origin` (tests and embedders).
+    pub fn single(kind: Kind, anchors: TrustAnchors, origin: &str) -> Self {
+        Self::from_sources(vec![AnchorSource {
+            kind,
+            origin: origin.to_owned(),
+            anchors: Arc::new(anchors),
+        }])
+    }
+}
+
+impl TrustFiles {
+    pub fn is_empty(&self) -> bool {
+        self.pem.is_empty() && self.mdl_vical.is_none()
+    }
+
+    /// Every file, read and checked at `now`; the first problem, in one line naming its
+    /// file, is the error.
+    pub fn load(&self, now: UnixTime) -> Result<Trust, String> {
+        let mut sources = Vec::new();
+        for (kind, path) in &self.pem {
+            sources.push(AnchorSource {
+                kind: *kind,
+                origin: path.display().to_string(),
+                anchors: Arc::new(load_pem(&format!("{kind} trust anchors"), path)?),
+            });
+        }
+        if let Some(files) = &self.mdl_vical {
+            sources.push(files.load(now)?);
+        }
+        Ok(Trust::from_sources(sources))
+    }
+}
+
+impl VicalFiles {
+    fn load(&self, now: UnixTime) -> Result<AnchorSource, String> {
+        let anchor = load_pem("mDL VICAL anchor", &self.anchor)?;
+        let shown = self.vical.display();
+        let _bytes =
+            std::fs::read(&self.vical).map_err(|e| format!("cannot read VICAL '{shown}': {e}"))?;
+        let _ = (anchor, now);
+        Err(format!("VICAL '{shown}': TODO-VICAL"))
+    }
+}
+
+/// A PEM bundle of CA certificates; `what` names the file's role in errors.
+pub fn load_pem(what: &str, path: &Path) -> Result<TrustAnchors, String> {
+    let shown = path.display();
+    let pem =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {what} '{shown}': {e}"))?;
+    TrustAnchors::from_pem(&pem).map_err(|e| format!("{what} '{shown}': {e}"))
+}
+
+/// The anchors in force, and the files to reload them from.
+#[derive(Debug)]
+pub struct TrustHandle {
+    files: TrustFiles,
+    current: RwLock<Arc<Trust>>,
+}
+
+impl TrustHandle {
+    /// `trust`, loaded from `files`.
+    pub fn new(files: TrustFiles, trust: Trust) -> Arc<Self> {
+        Arc::new(Self {
+            files,
+            current: RwLock::new(Arc::new(trust)),
+        })
+    }
+
+    /// A set no file stands behind (tests, embedders): a reload keeps it.
+    pub fn fixed(trust: Trust) -> Arc<Self> {
+        Self::new(TrustFiles::default(), trust)
+    }
+
+    /// No anchors: no wallet kind is on.
+    pub fn none() -> Arc<Self> {
+        Self::fixed(Trust::default())
+    }
+
+    pub fn current(&self) -> Arc<Trust> {
+        // A poisoned lock still holds a whole set: the swap below cannot panic halfway.
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Reads every file again; on success the new set replaces the old one whole, on
+    /// failure the old one stays and the error says why.
+    pub fn reload(&self, now: UnixTime) -> Result<Arc<Trust>, String> {
+        if self.files.is_empty() {
+            return Ok(self.current());
+        }
+        let fresh = Arc::new(self.files.load(now)?);
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+        Ok(fresh)
+    }
+}
