@@ -18,6 +18,7 @@ mod outcome;
 mod raw;
 mod time;
 pub(crate) mod transcript;
+pub mod vical;
 pub(crate) mod x509;
 
 #[cfg(test)]
@@ -34,6 +35,12 @@ mod received_tests;
 pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vical_proptests;
+#[cfg(test)]
+mod vical_testkit;
+#[cfg(test)]
+mod vical_tests;
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
