@@ -1,17 +1,20 @@
-//! COSE_Sign1 (RFC 9052) with ES256 only, and EC2 P-256 COSE_Key.
+//! COSE_Sign1 (RFC 9052), ES256 for presentations (ES384 too for a VICAL, see
+//! [`Sign1::parse_any_alg`]), and EC2 P-256 COSE_Key.
 
 use ciborium::Value;
 use p256::ecdsa::signature::Verifier;
 use p256::ecdsa::{Signature, VerifyingKey};
 
 use super::cbor::{self, Enc, Lookup};
+use super::x509::EcKey;
 use super::PresentationError;
 
 /// COSE header labels and values used here (RFC 9052, RFC 9053, RFC 9360).
 const LABEL_ALG: i64 = 1;
 const LABEL_CRIT: i64 = 2;
 const LABEL_X5CHAIN: i64 = 33;
-const ALG_ES256: i64 = -7;
+pub(crate) const ALG_ES256: i64 = -7;
+pub(crate) const ALG_ES384: i64 = -35;
 const COSE_SIGN1_TAG: u64 = 18;
 
 /// Why a COSE_Sign1 cannot be used.
@@ -39,6 +42,16 @@ impl<'a> Sign1<'a> {
     /// Parses a COSE_Sign1 (tag 18 optional, as ISO/IEC 18013-5 sends it untagged) and
     /// requires `alg: ES256` in the protected header (ISO forbids it elsewhere).
     pub(crate) fn parse(value: &'a Value) -> Result<Sign1<'a>, Sign1Error> {
+        match Sign1::parse_any_alg(value)? {
+            (sign1, Some(ALG_ES256)) => Ok(sign1),
+            _ => Err(Sign1Error::NotEs256),
+        }
+    }
+
+    /// Parses a COSE_Sign1 as [`Sign1::parse`] does, whatever its algorithm: returns it
+    /// with the protected header's `alg` (None when absent or not an integer), for the
+    /// caller to judge.
+    pub(crate) fn parse_any_alg(value: &'a Value) -> Result<(Sign1<'a>, Option<i64>), Sign1Error> {
         let value = match value {
             Value::Tag(COSE_SIGN1_TAG, inner) => inner.as_ref(),
             other => other,
@@ -72,13 +85,13 @@ impl<'a> Sign1<'a> {
         let signature = signature
             .as_bytes()
             .ok_or(Sign1Error::Malformed("signature is not a bstr"))?;
-        match cbor::get_int(&protected_map, LABEL_ALG).map(cbor::int) {
-            Ok(Some(ALG_ES256)) => {}
+        let alg = match cbor::get_int(&protected_map, LABEL_ALG) {
+            Ok(alg) => cbor::int(alg),
+            Err(Lookup::Absent) => None,
             Err(Lookup::Duplicate) => {
                 return Err(Sign1Error::Malformed("duplicate alg in protected header"))
             }
-            _ => return Err(Sign1Error::NotEs256),
-        }
+        };
         // RFC 9052 §3.1: parameters marked critical must be understood; we know none.
         if !matches!(
             cbor::get_int(&protected_map, LABEL_CRIT),
@@ -88,13 +101,14 @@ impl<'a> Sign1<'a> {
                 "critical header parameters are not supported",
             ));
         }
-        Ok(Sign1 {
+        let sign1 = Sign1 {
             protected,
             protected_map,
             unprotected,
             payload,
             signature: signature.as_slice(),
-        })
+        };
+        Ok((sign1, alg))
     }
 
     /// The x5chain header (label 33): one certificate as a bstr, or an array of them,
@@ -121,19 +135,64 @@ impl<'a> Sign1<'a> {
     /// external_aad = h'', payload]`, with `detached` as the payload when the structure
     /// carries none. The signature is raw `r || s` (64 bytes), as COSE defines it.
     pub(crate) fn verify(&self, key: &VerifyingKey, detached: Option<&[u8]>) -> bool {
-        let Some(payload) = self.payload.or(detached) else {
+        let Some(signed) = self.sig_structure(detached) else {
             return false;
         };
         let Ok(signature) = Signature::from_slice(self.signature) else {
             return false;
         };
+        key.verify(&signed, &signature).is_ok()
+    }
+
+    /// Verifies the signature over the attached payload with a P-256 key (ES256: raw
+    /// 64-byte `r || s`, SHA-256) or a P-384 key (ES384: 96 bytes, SHA-384). Which
+    /// algorithm the header must name for which key is the caller's rule.
+    pub(crate) fn verify_ec(&self, key: &EcKey) -> bool {
+        let Some(signed) = self.sig_structure(None) else {
+            return false;
+        };
+        match key {
+            EcKey::P256(k) => {
+                Signature::from_slice(self.signature).is_ok_and(|s| k.verify(&signed, &s).is_ok())
+            }
+            EcKey::P384(k) => p384::ecdsa::Signature::from_slice(self.signature)
+                .is_ok_and(|s| k.verify(&signed, &s).is_ok()),
+        }
+    }
+
+    /// `Sig_structure = ["Signature1", protected, external_aad = h'', payload]`, with
+    /// `detached` as the payload when the structure carries none.
+    fn sig_structure(&self, detached: Option<&[u8]>) -> Option<Vec<u8>> {
+        let payload = self.payload.or(detached)?;
         let mut enc = Enc::default();
         enc.array(4)
             .text("Signature1")
             .bytes(self.protected)
             .bytes(&[])
             .bytes(payload);
-        key.verify(&enc.finish(), &signature).is_ok()
+        Some(enc.finish())
+    }
+
+    /// Every certificate of the x5chain header (label 33), the signer's first: a bstr
+    /// (one certificate) or a non-empty array of bstrs, looked up as
+    /// [`Sign1::x5chain_leaf`] does. None when absent; Err when ill-formed.
+    pub(crate) fn x5chain(&self) -> Option<Result<Vec<&[u8]>, &'static str>> {
+        let found = match cbor::get_int(self.unprotected, LABEL_X5CHAIN) {
+            Err(Lookup::Absent) => cbor::get_int(&self.protected_map, LABEL_X5CHAIN),
+            other => other,
+        };
+        Some(match found {
+            Err(Lookup::Absent) => return None,
+            Err(Lookup::Duplicate) => Err("x5chain appears twice"),
+            Ok(Value::Bytes(der)) => Ok(vec![der.as_slice()]),
+            Ok(Value::Array(chain)) if chain.is_empty() => Err("x5chain is an empty array"),
+            Ok(Value::Array(chain)) => chain
+                .iter()
+                .map(|c| c.as_bytes().map(Vec::as_slice))
+                .collect::<Option<Vec<_>>>()
+                .ok_or("x5chain holds a non-bstr"),
+            Ok(_) => Err("x5chain is neither bstr nor array"),
+        })
     }
 }
 

@@ -21,6 +21,7 @@ mod outcome;
 mod raw;
 mod time;
 pub(crate) mod transcript;
+pub mod vical;
 pub(crate) mod x509;
 
 #[cfg(test)]
@@ -30,6 +31,8 @@ mod annex_d_tests;
 #[cfg(test)]
 mod edit_tests;
 #[cfg(test)]
+mod kind_tests;
+#[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod received_tests;
@@ -37,6 +40,12 @@ mod received_tests;
 pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vical_proptests;
+#[cfg(test)]
+mod vical_testkit;
+#[cfg(test)]
+mod vical_tests;
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;

@@ -386,9 +386,31 @@ impl Mint {
         response
     }
 
+    /// The vp_token, keyed by the DCQL id of the document's kind (`proof_of_age` for
+    /// a docType no kind has).
     pub fn vp_token(&self, pki: &Pki) -> String {
-        vp_token_of(&self.device_response(pki))
+        let id = Kind::by_doc_type(&self.doc_type).map_or("proof_of_age", |k| k.info().dcql_id);
+        vp_token_with_id(id, &self.device_response(pki))
     }
+
+    /// A valid presentation of a credential of `kind` (its docType and namespace).
+    pub fn of_kind(kind: Kind) -> Mint {
+        let info = kind.info();
+        Mint {
+            doc_type: info.doc_type.into(),
+            mso_doc_type: info.doc_type.into(),
+            namespace: info.namespace.into(),
+            ..Mint::default()
+        }
+    }
+}
+
+pub fn vp_token_with_id(id: &str, device_response: &[u8]) -> String {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(device_response);
+    let mut map = serde_json::Map::new();
+    map.insert(id.to_owned(), serde_json::json!([b64]));
+    serde_json::Value::Object(map).to_string()
 }
 
 pub fn vp_token_of(device_response: &[u8]) -> String {

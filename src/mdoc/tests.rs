@@ -253,13 +253,13 @@ fn nonzero_status_is_refused() {
 #[test]
 fn wrong_doc_types_are_refused() {
     let mint = Mint {
-        doc_type: "org.iso.18013.5.1.mDL".into(),
+        doc_type: "org.example.passport.1".into(),
         ..Mint::default()
     };
     assert_eq!(
         verify(&mint, 18),
         Err(PresentationError::WrongDocType(
-            "org.iso.18013.5.1.mDL".into()
+            "org.example.passport.1".into()
         ))
     );
     let mint = Mint {

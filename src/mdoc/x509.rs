@@ -116,7 +116,7 @@ impl ParsedCert {
 
     /// Whether `issuer`'s key made this certificate's signature: names match and the
     /// ECDSA signature (DER-encoded, SHA-256 or SHA-384) verifies over the TBS bytes.
-    fn is_signed_by(&self, issuer: &ParsedCert) -> bool {
+    pub(crate) fn is_signed_by(&self, issuer: &ParsedCert) -> bool {
         if self.issuer != issuer.subject {
             return false;
         }
@@ -134,6 +134,11 @@ impl ParsedCert {
             EcKey::P384(k) => p384::ecdsa::Signature::from_der(signature)
                 .is_ok_and(|s| k.verify_prehash(&prehash, &s).is_ok()),
         }
+    }
+
+    /// The certificate as received (DER).
+    pub(crate) fn der(&self) -> &[u8] {
+        &self.der
     }
 
     /// `notBefore` and `notAfter`, Unix seconds.
@@ -271,6 +276,33 @@ impl TrustAnchors {
             }
         }
         TrustAnchors { anchors }
+    }
+
+    /// Anchors from DER certificates (a VICAL's, say), in the given order.
+    pub fn from_ders<'a>(
+        ders: impl IntoIterator<Item = &'a [u8]>,
+    ) -> Result<TrustAnchors, AnchorError> {
+        let mut anchors = Vec::new();
+        for (i, der) in ders.into_iter().enumerate() {
+            let n = i + 1;
+            anchors.push(ParsedCert::from_der(der).map_err(|e| match e {
+                CertError::Malformed(why) => {
+                    AnchorError::Malformed(format!("certificate {n}: {why}"))
+                }
+                CertError::UnsupportedKey(why) => {
+                    AnchorError::Unsupported(format!("certificate {n}: {why}"))
+                }
+            })?);
+        }
+        if anchors.is_empty() {
+            return Err(AnchorError::Empty);
+        }
+        Ok(TrustAnchors { anchors })
+    }
+
+    /// The anchors, in order.
+    pub(crate) fn certs(&self) -> &[ParsedCert] {
+        &self.anchors
     }
 
     pub fn len(&self) -> usize {

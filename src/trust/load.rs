@@ -89,10 +89,27 @@ impl VicalFiles {
     fn load(&self, now: UnixTime) -> Result<AnchorSource, String> {
         let anchor = load_pem("mDL VICAL anchor", &self.anchor)?;
         let shown = self.vical.display();
-        let _bytes =
+        let bytes =
             std::fs::read(&self.vical).map_err(|e| format!("cannot read VICAL '{shown}': {e}"))?;
-        let _ = (anchor, now);
-        Err(format!("VICAL '{shown}': TODO-VICAL"))
+        let vical = crate::mdoc::vical::mdl_anchors(&bytes, &anchor, now)
+            .map_err(|e| format!("VICAL '{shown}': {e}"))?;
+        if vical.next_update.is_some_and(|next| next < now) {
+            tracing::warn!(
+                "VICAL '{shown}' was due to be replaced on {}: fetch the current one",
+                crate::clock::rfc3339(vical.next_update.unwrap_or(now))
+            );
+        }
+        // No mDL entry: a valid list that leaves the kind off (unless a PEM file has it).
+        let anchors = match vical.trust_anchors() {
+            Ok(anchors) => anchors,
+            Err(crate::mdoc::AnchorError::Empty) => TrustAnchors::merged([]),
+            Err(e) => return Err(format!("VICAL '{shown}': {e}")),
+        };
+        Ok(AnchorSource {
+            kind: Kind::MDL,
+            origin: format!("vical:{shown}"),
+            anchors: Arc::new(anchors),
+        })
     }
 }
 

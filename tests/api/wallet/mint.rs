@@ -77,13 +77,13 @@ impl TestIssuer {
 // Keys and time
 // ---------------------------------------------------------------------------------------
 
-fn p256_key(kp: &rcgen::KeyPair) -> SigningKey {
+pub(super) fn p256_key(kp: &rcgen::KeyPair) -> SigningKey {
     use p256::pkcs8::DecodePrivateKey as _;
     SigningKey::from(p256::SecretKey::from_pkcs8_der(&kp.serialize_der()).unwrap())
 }
 
 /// Sets a certificate's validity to `[not_before, not_after]` (Unix seconds).
-fn set_validity(params: &mut rcgen::CertificateParams, not_before: i64, not_after: i64) {
+pub(super) fn set_validity(params: &mut rcgen::CertificateParams, not_before: i64, not_after: i64) {
     let at = |t: i64| {
         let secs = u64::try_from(t).expect("certificate times before 1970 are not supported");
         rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(secs)

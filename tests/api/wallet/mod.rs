@@ -21,6 +21,8 @@ mod request;
 mod testkit;
 mod tests;
 mod verifier_tests;
+mod vical;
+mod vical_tests;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -34,6 +36,7 @@ pub use dc_api::{
 };
 pub use encode::{cbor, rfc3339, session_transcript, sha256, sig_structure};
 pub use request::{html_unescape, AuthorizationRequest};
+pub use vical::{mdl_vical, VicalEntry, VicalKnobs, VicalPublisher, MDL_DOCTYPE};
 
 use mint::Ca;
 

@@ -1,0 +1,351 @@
+//! A VICAL (ISO/IEC 18013-5 Annex C.1.7, "Verified Issuer Certificate Authority List"),
+//! the signed list US states' IACA roots are published in (AAMVA's Digital Trust
+//! Service). [`mdl_anchors`] checks its COSE_Sign1 against the operator's VICAL anchor
+//! and returns the certificates it admits for the mDL docType. Pure and total: no I/O,
+//! no clock (the caller passes `now`), and no input makes it panic.
+//!
+//! ```text
+//! VICAL = { "version": tstr, "vicalProvider": tstr, "date": tdate,
+//!           ? "vicalIssueID": uint, ? "nextUpdate": tdate,
+//!           "certificateInfos": [* CertificateInfo], ? "extensions": {...}, * tstr => any }
+//! CertificateInfo = { "certificate": bstr (DER), "serialNumber": biguint, "ski": bstr,
+//!                     ? "docType": [+ DocType], * tstr => any }
+//! ```
+
+use ciborium::Value;
+
+use super::cbor::{self, Lookup};
+use super::cose::{Sign1, Sign1Error, ALG_ES256, ALG_ES384};
+use super::x509::{CertError, EcKey, ParsedCert};
+use super::TrustAnchors;
+
+/// The mDL docType: an entry whose `docType` list holds it, or has none, is admitted.
+pub const MDL_DOC_TYPE: &str = "org.iso.18013.5.1.mDL";
+
+/// Largest VICAL accepted. AAMVA's (14 roots) is about 21 KiB; this leaves room for
+/// hundreds of roots and stops a wrong file (a disk image, say) before decoding.
+pub const MAX_VICAL_BYTES: usize = 4 * 1024 * 1024;
+
+/// Longest x5chain followed (signer and intermediates, and the anchor if sent).
+const MAX_CHAIN: usize = 8;
+
+/// basicConstraints (RFC 5280 §4.2.1.9).
+const OID_BASIC_CONSTRAINTS: &str = "2.5.29.19";
+
+/// A verified VICAL: who published it, when, and what it admits for mDL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VicalAnchors {
+    /// `vicalProvider`, e.g. "AAMVA".
+    pub provider: String,
+    /// `date`, Unix seconds.
+    pub date: i64,
+    /// `vicalIssueID`, when present (unique and increasing per provider).
+    pub issue_id: Option<u64>,
+    /// `nextUpdate`, Unix seconds, when present: a newer VICAL is due by then.
+    pub next_update: Option<i64>,
+    /// DER of each admitted certificate (docType list absent or holding the mDL
+    /// docType), in the VICAL's order. May be empty: that is not an error.
+    pub certificates: Vec<Vec<u8>>,
+    /// Entries whose docType list does not hold the mDL docType.
+    pub skipped_doc_type: usize,
+    /// Entries admitted by docType whose key agegate cannot verify with (neither P-256
+    /// nor P-384): no mDL could be checked under them, so they are left out.
+    pub skipped_unsupported_key: usize,
+}
+
+impl VicalAnchors {
+    /// The admitted certificates as trust anchors; `Err(AnchorError::Empty)` when the
+    /// VICAL admits none.
+    pub fn trust_anchors(&self) -> Result<TrustAnchors, super::AnchorError> {
+        TrustAnchors::from_ders(self.certificates.iter().map(Vec::as_slice))
+    }
+}
+
+/// Which certificate of the VICAL's signing chain a failure is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainCert {
+    /// x5chain\[0\], the VICAL signer.
+    Signer,
+    /// x5chain\[n\] (n ≥ 1): an intermediate, or the anchor sent along.
+    Intermediate(usize),
+    /// The operator's VICAL anchor.
+    Anchor,
+}
+
+impl std::fmt::Display for ChainCert {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChainCert::Signer => f.write_str("vical signer"),
+            ChainCert::Intermediate(n) => write!(f, "x5chain[{n}]"),
+            ChainCert::Anchor => f.write_str("vical anchor"),
+        }
+    }
+}
+
+/// Why a VICAL is refused. Display is one short line without the file's name: the
+/// caller prefixes it ("--mdl-vical states.vical: {error}").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VicalError {
+    #[error("file is larger than {MAX_VICAL_BYTES} bytes")]
+    TooLarge,
+    /// Names what is wrong with the structure.
+    #[error("not a cose_sign1 vical: {0}")]
+    NotCoseSign1(&'static str),
+    /// The protected header's `alg` (None: absent).
+    #[error("signature algorithm {} is not es256 or es384", .0.map_or("(none)".to_owned(), |a| a.to_string()))]
+    UnsupportedAlgorithm(Option<i64>),
+    #[error(
+        "signature algorithm does not match the signer's key (es256 needs p-256, es384 p-384)"
+    )]
+    AlgorithmKeyMismatch,
+    #[error("no x5chain: the vical signer's certificate is missing")]
+    MissingX5chain,
+    #[error("malformed x5chain: {0}")]
+    MalformedX5chain(String),
+    #[error("x5chain is longer than {MAX_CHAIN} certificates")]
+    ChainTooLong,
+    #[error("vical signer does not chain to the vical anchor")]
+    UntrustedSigner,
+    #[error("{0} is not a ca certificate")]
+    IntermediateNotCa(ChainCert),
+    #[error("{0} certificate is not yet valid")]
+    CertificateNotYetValid(ChainCert),
+    #[error("{0} certificate has expired")]
+    CertificateExpired(ChainCert),
+    #[error("payload is detached")]
+    DetachedPayload,
+    #[error("vical signature is invalid")]
+    SignatureInvalid,
+    /// Names the field (as Annex C.1.7 spells it) that is missing or ill-formed.
+    #[error("malformed vical payload: {0}")]
+    MalformedPayload(String),
+    #[error("vical has no certificateInfos")]
+    NoCertificateInfos,
+}
+
+use VicalError as E;
+
+/// Verifies `vical` (a COSE_Sign1, tag 18 or untagged) and returns the certificates it
+/// admits for mDL. The signature must be ES256 (P-256 signer) or ES384 (P-384); the
+/// signer is x5chain\[0\] (unprotected header, or protected); each certificate must be
+/// signed by the next in x5chain until one is an anchor or is signed by one; every
+/// certificate on that path, the anchor included, must be valid at `now`, and every
+/// one after the signer a CA. The signature is checked before the payload is read.
+pub fn mdl_anchors(
+    vical: &[u8],
+    vical_anchors: &TrustAnchors,
+    now: i64,
+) -> Result<VicalAnchors, VicalError> {
+    if vical.len() > MAX_VICAL_BYTES {
+        return Err(E::TooLarge);
+    }
+    let value = cbor::decode(vical).ok_or(E::NotCoseSign1("not a single cbor data item"))?;
+    let (sign1, alg) = Sign1::parse_any_alg(&value).map_err(|e| match e {
+        Sign1Error::Malformed(what) => E::NotCoseSign1(what),
+        Sign1Error::NotEs256 => E::UnsupportedAlgorithm(None),
+    })?;
+    if !matches!(alg, Some(ALG_ES256 | ALG_ES384)) {
+        return Err(E::UnsupportedAlgorithm(alg));
+    }
+    let ders = match sign1.x5chain() {
+        None => return Err(E::MissingX5chain),
+        Some(Err(why)) => return Err(E::MalformedX5chain(why.to_owned())),
+        Some(Ok(ders)) if ders.len() > MAX_CHAIN => return Err(E::ChainTooLong),
+        Some(Ok(ders)) => ders,
+    };
+    let chain = ders
+        .iter()
+        .enumerate()
+        .map(|(i, der)| {
+            ParsedCert::from_der(der).map_err(|e| {
+                let why = match e {
+                    CertError::Malformed(why) | CertError::UnsupportedKey(why) => why,
+                };
+                E::MalformedX5chain(format!("x5chain[{i}]: {why}"))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    check_chain(&chain, &ders, vical_anchors, now)?;
+    let signer = chain.first().ok_or(E::MissingX5chain)?;
+    match (&signer.key, alg) {
+        (EcKey::P256(_), Some(ALG_ES256)) | (EcKey::P384(_), Some(ALG_ES384)) => {}
+        _ => return Err(E::AlgorithmKeyMismatch),
+    }
+    let payload = sign1.payload.ok_or(E::DetachedPayload)?;
+    if !sign1.verify_ec(&signer.key) {
+        return Err(E::SignatureInvalid);
+    }
+    parse_payload(payload)
+}
+
+/// Walks x5chain from the signer: stops at the first certificate that is an anchor or
+/// is signed by one (valid at `now`); otherwise the next certificate must have signed it.
+fn check_chain(
+    chain: &[ParsedCert],
+    ders: &[&[u8]],
+    anchors: &TrustAnchors,
+    now: i64,
+) -> Result<(), VicalError> {
+    for (i, cert) in chain.iter().enumerate() {
+        let role = if i == 0 {
+            ChainCert::Signer
+        } else {
+            ChainCert::Intermediate(i)
+        };
+        let is_anchor = anchors.certs().iter().any(|a| a.der() == cert.der());
+        if i > 0 && !is_anchor && !ders.get(i).is_some_and(|der| is_ca(der)) {
+            return Err(E::IntermediateNotCa(role));
+        }
+        validity(cert, now, if is_anchor { ChainCert::Anchor } else { role })?;
+        if is_anchor {
+            return Ok(());
+        }
+        let issuers: Vec<&ParsedCert> = anchors
+            .certs()
+            .iter()
+            .filter(|a| cert.is_signed_by(a))
+            .collect();
+        if !issuers.is_empty() {
+            // A renewed anchor may share name and key with an expired one: any valid
+            // one will do; otherwise report the first's validity.
+            return match issuers
+                .iter()
+                .find(|a| validity(a, now, ChainCert::Anchor).is_ok())
+            {
+                Some(_) => Ok(()),
+                None => issuers.first().map_or(Err(E::UntrustedSigner), |a| {
+                    validity(a, now, ChainCert::Anchor)
+                }),
+            };
+        }
+        match chain.get(i + 1) {
+            Some(next) if cert.is_signed_by(next) => {}
+            _ => return Err(E::UntrustedSigner),
+        }
+    }
+    Err(E::UntrustedSigner)
+}
+
+fn validity(cert: &ParsedCert, now: i64, role: ChainCert) -> Result<(), VicalError> {
+    let (not_before, not_after) = cert.validity();
+    if now < not_before {
+        Err(E::CertificateNotYetValid(role))
+    } else if now > not_after {
+        Err(E::CertificateExpired(role))
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether the certificate's basicConstraints says cA (RFC 5280 §4.2.1.9): an
+/// intermediate must be a CA, or any certificate the anchor issued could sign a VICAL.
+fn is_ca(der: &[u8]) -> bool {
+    use der::Decode;
+    use x509_cert::ext::pkix::BasicConstraints;
+    let Ok(cert) = x509_cert::Certificate::from_der(der) else {
+        return false;
+    };
+    let mut found = cert
+        .tbs_certificate
+        .extensions
+        .iter()
+        .flatten()
+        .filter(|e| e.extn_id.to_string() == OID_BASIC_CONSTRAINTS);
+    match (found.next(), found.next()) {
+        (Some(ext), None) => {
+            BasicConstraints::from_der(ext.extn_value.as_bytes()).is_ok_and(|bc| bc.ca)
+        }
+        _ => false,
+    }
+}
+
+fn malformed(field: &str) -> VicalError {
+    E::MalformedPayload(field.to_owned())
+}
+
+/// The signed payload. It was signed by the VICAL provider, so anything ill-formed in
+/// it (an entry whose certificate is not DER X.509, a docType that is not a list of
+/// text) refuses the whole file rather than the one entry: a provider that signs such
+/// a list has a fault we should not guess around, and a partial list would silently
+/// drop a state's root.
+fn parse_payload(payload: &[u8]) -> Result<VicalAnchors, VicalError> {
+    let value = cbor::decode(payload).ok_or_else(|| malformed("not a single cbor data item"))?;
+    let map = cbor::as_map(&value).ok_or_else(|| malformed("VICAL is not a map"))?;
+    let required = |key: &'static str| -> Result<&Value, VicalError> {
+        cbor::get(map, key).map_err(|_| malformed(key))
+    };
+    let optional = |key: &'static str| -> Result<Option<&Value>, VicalError> {
+        match cbor::get(map, key) {
+            Ok(v) => Ok(Some(v)),
+            Err(Lookup::Absent) => Ok(None),
+            Err(Lookup::Duplicate) => Err(malformed(key)),
+        }
+    };
+    required("version")?
+        .as_text()
+        .ok_or_else(|| malformed("version"))?;
+    let provider = required("vicalProvider")?
+        .as_text()
+        .ok_or_else(|| malformed("vicalProvider"))?
+        .to_owned();
+    let date = tdate(required("date")?).ok_or_else(|| malformed("date"))?;
+    let issue_id = optional("vicalIssueID")?
+        .map(|v| cbor::uint(v).ok_or_else(|| malformed("vicalIssueID")))
+        .transpose()?;
+    let next_update = optional("nextUpdate")?
+        .map(|v| tdate(v).ok_or_else(|| malformed("nextUpdate")))
+        .transpose()?;
+    let infos = match cbor::get(map, "certificateInfos") {
+        Ok(Value::Array(infos)) => infos,
+        Ok(_) | Err(Lookup::Duplicate) => return Err(malformed("certificateInfos")),
+        Err(Lookup::Absent) => return Err(E::NoCertificateInfos),
+    };
+    let mut out = VicalAnchors {
+        provider,
+        date,
+        issue_id,
+        next_update,
+        certificates: Vec::new(),
+        skipped_doc_type: 0,
+        skipped_unsupported_key: 0,
+    };
+    for (i, info) in infos.iter().enumerate() {
+        let field = |name: &str| E::MalformedPayload(format!("certificateInfos[{i}].{name}"));
+        let info = cbor::as_map(info).ok_or_else(|| field("(not a map)"))?;
+        let der = cbor::get(info, "certificate")
+            .ok()
+            .and_then(Value::as_bytes)
+            .ok_or_else(|| field("certificate"))?;
+        let key_supported = match ParsedCert::from_der(der) {
+            Ok(_) => true,
+            Err(CertError::UnsupportedKey(_)) => false,
+            Err(CertError::Malformed(_)) => return Err(field("certificate")),
+        };
+        // `[+ DocType]`: an empty list is not well-formed, but admits nothing either way.
+        let admits_mdl = match cbor::get(info, "docType") {
+            Err(Lookup::Absent) => true,
+            Ok(Value::Array(types)) => {
+                let texts: Option<Vec<&str>> = types.iter().map(Value::as_text).collect();
+                texts
+                    .ok_or_else(|| field("docType"))?
+                    .contains(&MDL_DOC_TYPE)
+            }
+            Ok(_) | Err(Lookup::Duplicate) => return Err(field("docType")),
+        };
+        match (admits_mdl, key_supported) {
+            (false, _) => out.skipped_doc_type += 1,
+            (true, false) => out.skipped_unsupported_key += 1,
+            (true, true) => out.certificates.push(der.clone()),
+        }
+    }
+    Ok(out)
+}
+
+/// `tdate` (`#6.0(tstr)`, RFC 3339) to Unix seconds; an untagged text is taken too.
+fn tdate(value: &Value) -> Option<i64> {
+    let text = match value {
+        Value::Tag(0, inner) => inner.as_text()?,
+        other => other.as_text()?,
+    };
+    super::time::parse_rfc3339(text).map(|t| t.secs)
+}
