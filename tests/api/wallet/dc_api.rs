@@ -79,6 +79,7 @@ impl DcApiPage {
         let recipient = point(&coordinate("x"), &coordinate("y"));
         let credential = &params["dcql_query"]["credentials"][0];
         DcOpenId4Vp {
+            credentials: super::credential_queries(&params["dcql_query"]),
             protocol,
             nonce: params["nonce"].as_str().expect("nonce").to_owned(),
             credential_id: credential["id"].as_str().expect("id").to_owned(),
@@ -119,7 +120,17 @@ impl DcApiPage {
         let items = decode(untag24(get(doc_request, "itemsRequest")));
         let namespaces = get(&items, "nameSpaces").as_map().unwrap();
         let claims = namespaces[0].1.as_map().unwrap();
+        let doc_types = get(&device_request, "docRequests")
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let items = decode(untag24(get(r, "itemsRequest")));
+                get(&items, "docType").as_text().unwrap().to_owned()
+            })
+            .collect();
         DcAnnexC {
+            doc_types,
             encryption_info,
             nonce,
             recipient,
@@ -141,6 +152,8 @@ pub struct DcOpenId4Vp {
     pub nonce: String,
     pub credential_id: String,
     pub requested_claim: String,
+    /// Every credential the DCQL query asks for.
+    pub credentials: Vec<super::CredentialQuery>,
     pub jwk: Json,
     pub kid: Option<String>,
     pub recipient: PublicKey,
@@ -157,6 +170,8 @@ pub struct DcAnnexC {
     pub device_request_bytes: Vec<u8>,
     pub doc_type: String,
     pub requested_claim: String,
+    /// The docType of every docRequest, in order.
+    pub doc_types: Vec<String>,
 }
 
 /// Knobs of one answer; `Default` is a valid one.
@@ -198,7 +213,16 @@ impl TestIssuer {
             &thumbprint,
         );
         let device_response = self.device_response_cbor_over(transcript, p);
-        let id = a.credential_id.as_deref().unwrap_or(&req.credential_id);
+        let by_doc = req
+            .credentials
+            .iter()
+            .find(|c| c.doc_type == p.doc_type)
+            .map(|c| c.id.as_str());
+        let id = a
+            .credential_id
+            .as_deref()
+            .or(by_doc)
+            .unwrap_or(&req.credential_id);
         let mut vp_token = serde_json::Map::new();
         vp_token.insert(
             id.to_owned(),

@@ -13,6 +13,12 @@ impl TestIssuer {
     /// A new CA and document signer, both valid from `now - 30d` to `now + 365d`
     /// (`now`: Unix seconds, normally the app's clock).
     pub fn new(now: i64) -> Self {
+        Self::named("agegate test Proof of Age CA", now)
+    }
+
+    /// An issuer under its own CA named `ca_name` (a PID provider's, a state's IACA
+    /// root), otherwise as [`TestIssuer::new`].
+    pub fn named(ca_name: &str, now: i64) -> Self {
         let (not_before, not_after) = (now - 30 * DAY, now + 365 * DAY);
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
         let mut params = rcgen::CertificateParams::default();
@@ -22,7 +28,7 @@ impl TestIssuer {
             .push(rcgen::DnType::CountryName, "UT");
         params
             .distinguished_name
-            .push(rcgen::DnType::CommonName, "agegate test Proof of Age CA");
+            .push(rcgen::DnType::CommonName, ca_name);
         params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
         params.key_usages = vec![
             rcgen::KeyUsagePurpose::KeyCertSign,

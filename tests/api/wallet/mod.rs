@@ -35,8 +35,8 @@ pub use dc_api::{
     int_key as cbor_int_key, jwk_thumbprint, untag24, DcAnswer, DcApiPage,
 };
 pub use encode::{cbor, rfc3339, session_transcript, sha256, sig_structure};
-pub use request::{html_unescape, AuthorizationRequest};
-pub use vical::{mdl_vical, VicalEntry, VicalKnobs, VicalPublisher, MDL_DOCTYPE};
+pub use request::{credential_queries, html_unescape, AuthorizationRequest, CredentialQuery};
+pub use vical::{mdl_vical, VicalEntry, VicalKnobs, VicalPublisher};
 
 use mint::Ca;
 
@@ -44,6 +44,12 @@ use mint::Ca;
 pub const AV_DOCTYPE: &str = "eu.europa.ec.av.1";
 /// Namespace of its elements.
 pub const AV_NAMESPACE: &str = "eu.europa.ec.av.1";
+/// Doctype and namespace of the EUDI PID (mdoc).
+pub const PID_DOCTYPE: &str = "eu.europa.ec.eudi.pid.1";
+pub const PID_NAMESPACE: &str = "eu.europa.ec.eudi.pid.1";
+/// Doctype and namespace of the ISO/IEC 18013-5 mobile driving licence.
+pub const MDL_DOCTYPE: &str = "org.iso.18013.5.1.mDL";
+pub const MDL_NAMESPACE: &str = "org.iso.18013.5.1";
 /// COSE algorithm ES256.
 pub const ES256: i64 = -7;
 
@@ -100,7 +106,7 @@ impl TestIssuer {
     pub fn vp_token(&self, req: &AuthorizationRequest, p: &Presentation) -> String {
         let mut map = serde_json::Map::new();
         map.insert(
-            req.credential_id.clone(),
+            req.id_for(&p.doc_type),
             serde_json::json!([self.device_response(req, p)]),
         );
         serde_json::Value::Object(map).to_string()
@@ -254,6 +260,15 @@ impl Presentation {
             valid_until: now + 90 * DAY,
             ..Default::default()
         }
+    }
+
+    /// The same presentation, of the document `doc_type` with its items in `namespace`
+    /// (a PID or a driving licence instead of a proof of age).
+    pub fn of_doc(mut self, doc_type: &str, namespace: &str) -> Self {
+        self.doc_type = doc_type.to_owned();
+        self.mso_doc_type = doc_type.to_owned();
+        self.namespace = namespace.to_owned();
+        self
     }
 
     /// Replace the disclosed claims by one `name: value`.

@@ -20,6 +20,8 @@ pub struct AuthorizationRequest {
     pub credential_id: String,
     /// The element the DCQL query asks for, e.g. `age_over_18`.
     pub requested_claim: String,
+    /// Every credential the DCQL query asks for, in its order.
+    pub credentials: Vec<CredentialQuery>,
     /// Every query parameter, decoded.
     pub params: BTreeMap<String, String>,
 }
@@ -68,6 +70,7 @@ impl AuthorizationRequest {
             .ok_or("dcql_query.credentials[0].claims[0].path[1] missing")?
             .to_owned();
         Ok(AuthorizationRequest {
+            credentials: credential_queries(&dcql_query),
             uri: uri.to_owned(),
             client_id: get("client_id")?,
             nonce: get("nonce")?,
@@ -81,6 +84,44 @@ impl AuthorizationRequest {
             requested_claim,
             params,
         })
+    }
+}
+
+/// One credential of a DCQL query, as a wallet reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CredentialQuery {
+    pub id: String,
+    pub doc_type: String,
+    /// The namespace and element of its first claim's path.
+    pub namespace: String,
+    pub claim: String,
+}
+
+/// The `credentials` of a DCQL query (entries it cannot read are left out).
+pub fn credential_queries(dcql: &serde_json::Value) -> Vec<CredentialQuery> {
+    let empty = Vec::new();
+    let creds = dcql["credentials"].as_array().unwrap_or(&empty);
+    creds
+        .iter()
+        .filter_map(|c| {
+            let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
+            Some(CredentialQuery {
+                id: text(&c["id"])?,
+                doc_type: text(&c["meta"]["doctype_value"])?,
+                namespace: text(&c["claims"][0]["path"][0])?,
+                claim: text(&c["claims"][0]["path"][1])?,
+            })
+        })
+        .collect()
+}
+
+impl AuthorizationRequest {
+    /// The id the query gives the credential of `doc_type` (else the first one's).
+    pub fn id_for(&self, doc_type: &str) -> String {
+        self.credentials
+            .iter()
+            .find(|c| c.doc_type == doc_type)
+            .map_or_else(|| self.credential_id.clone(), |c| c.id.clone())
     }
 }
 
