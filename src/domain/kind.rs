@@ -26,7 +26,7 @@ pub const KINDS: [KindInfo; 3] = [
         doc_type: "eu.europa.ec.av.1",
         namespace: "eu.europa.ec.av.1",
         dcql_id: "proof_of_age",
-        title: "EU Age Verification app (proof of age)",
+        title: "EU Age Verification app",
     },
     KindInfo {
         name: "eudi-pid",
@@ -40,7 +40,7 @@ pub const KINDS: [KindInfo; 3] = [
         doc_type: "org.iso.18013.5.1.mDL",
         namespace: "org.iso.18013.5.1",
         dcql_id: "mdl",
-        title: "mobile driving licence (ISO/IEC 18013-5 mDL)",
+        title: "Mobile driving licence (mDL)",
     },
 ];
 

@@ -336,7 +336,7 @@ fn with_a_valid_signing_identity_the_server_starts_and_says_requests_are_signed(
     let said = stderr
         .lines()
         .map_while(Result::ok)
-        .take(6)
+        .take(16)
         .find(|l| l.contains("Digital Credentials API"));
     let _ = child.kill();
     let _ = child.wait();
