@@ -26,6 +26,7 @@ mod gateway;
 mod get_invite;
 mod helpers;
 mod idempotency;
+mod kinds;
 mod lifecycle;
 mod limits;
 mod list_invites;
