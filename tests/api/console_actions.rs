@@ -40,6 +40,7 @@ async fn a_site_created_in_the_console_shows_its_secrets_once_and_they_work_on_t
         ("webhook_url", ""),
         ("min_age", "21"),
         ("webhook_format", "standard"),
+        ("accept", "mdl, eu-av"),
         ("sandbox", "yes"),
     ];
     let resp = post(&app, &session, "/admin/sites", Some(&session.csrf), &form).await;
@@ -60,6 +61,7 @@ async fn a_site_created_in_the_console_shows_its_secrets_once_and_they_work_on_t
     assert_eq!(shown["minAge"], 21);
     assert_eq!(shown["sandbox"], true);
     assert_eq!(shown["redirectUrl"], "https://shop.example/back");
+    assert_eq!(shown["accept"], serde_json::json!(["eu-av", "mdl"]));
     assert!(!stdout.contains(&site.password) && !stdout.contains(&site.webhook_secret));
     let page = text(
         get(
@@ -72,12 +74,32 @@ async fn a_site_created_in_the_console_shows_its_secrets_once_and_they_work_on_t
     .await;
     assert!(!page.contains(&site.password) && !page.contains(&site.webhook_secret));
     assert!(page.contains(&site.username) && page.contains("sandbox"));
+    assert_eq!(by_id(&page, "accept"), "eu-av, mdl", "accepted kinds shown");
+    // `site update --accept` shows on the page at once.
+    let (code, _, stderr) = run_cli(
+        &db(&app),
+        &["site", "update", &site.site_id, "--accept", "all"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let page = wait_for_page(
+        &app,
+        &session,
+        &format!("/admin/sites/{}", site.site_id),
+        "all (eu-av, eudi-pid, mdl)",
+    )
+    .await;
+    assert_eq!(by_id(&page, "accept"), "all (eu-av, eudi-pid, mdl)");
     // The CLI's rules refuse what it would refuse, and nothing is made.
     let bad = [("name", "Bad"), ("min_age", "120")];
     let resp = post(&app, &session, "/admin/sites", Some(&session.csrf), &bad).await;
     assert_eq!(resp.status(), 400);
     let html = text(resp).await;
     assert!(by_id(&html, "create-error").contains("1"), "{html}");
+    let bad = [("name", "Bad"), ("accept", "passport")];
+    let resp = post(&app, &session, "/admin/sites", Some(&session.csrf), &bad).await;
+    assert_eq!(resp.status(), 400);
+    let html = text(resp).await;
+    assert!(by_id(&html, "create-error").contains("passport"), "{html}");
     let (_, stdout, _) = run_cli(&db(&app), &["site", "list", "--json"]);
     assert_eq!(
         serde_json::from_str::<Value>(&stdout)
