@@ -166,3 +166,92 @@ impl TrustHandle {
         Ok(fresh)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mdoc::testkit::{Pki, NOW};
+    use crate::mdoc::vical_testkit::{Entry, Vical, VicalPki};
+
+    fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn each_file_gives_its_kind_and_a_vical_adds_to_mdl() {
+        let dir = tempfile::tempdir().unwrap();
+        let (av, pid, iaca, listed) = (Pki::new(), Pki::new(), Pki::new(), Pki::new());
+        let vical_pki = VicalPki::new();
+        let files = TrustFiles {
+            pem: vec![
+                (Kind::EU_AV, write(dir.path(), "av.pem", &av.ca_pem)),
+                (Kind::EUDI_PID, write(dir.path(), "pid.pem", &pid.ca_pem)),
+                (Kind::MDL, write(dir.path(), "mdl.pem", &iaca.ca_pem)),
+            ],
+            mdl_vical: Some(VicalFiles {
+                vical: write(
+                    dir.path(),
+                    "vical.cbor",
+                    Vical::new(vec![Entry::mdl(&listed.ca_der)]).bytes(&vical_pki),
+                ),
+                anchor: write(dir.path(), "vical-anchor.pem", &vical_pki.anchor_pem),
+            }),
+        };
+        let trust = files.load(NOW).expect("loads");
+        assert_eq!(trust.anchors.on(), crate::domain::KindSet::all());
+        assert_eq!(trust.anchors.get(Kind::MDL).map(TrustAnchors::len), Some(2));
+        assert_eq!(
+            trust.anchors.get(Kind::EUDI_PID).map(TrustAnchors::len),
+            Some(1)
+        );
+        let origins: Vec<String> = trust.sources.iter().map(|s| s.origin.clone()).collect();
+        assert!(origins[3].starts_with("vical:") && origins[3].ends_with("vical.cbor"));
+    }
+
+    #[test]
+    fn a_vical_without_an_mdl_entry_leaves_mdl_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let vical_pki = VicalPki::new();
+        let other = Pki::new();
+        let vical = Vical::new(vec![Entry::with(
+            &other.ca_der,
+            Some(&["eu.europa.ec.eudi.pid.1"]),
+        )]);
+        let files = TrustFiles {
+            pem: vec![],
+            mdl_vical: Some(VicalFiles {
+                vical: write(dir.path(), "v.cbor", vical.bytes(&vical_pki)),
+                anchor: write(dir.path(), "a.pem", &vical_pki.anchor_pem),
+            }),
+        };
+        let trust = files.load(NOW).expect("a valid list");
+        assert!(trust.anchors.on().is_empty());
+    }
+
+    #[test]
+    fn a_reload_swaps_the_whole_set_and_a_bad_file_keeps_the_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (Pki::new(), Pki::new());
+        let path = write(dir.path(), "mdl.pem", &a.ca_pem);
+        let files = TrustFiles {
+            pem: vec![(Kind::MDL, path.clone())],
+            mdl_vical: None,
+        };
+        let handle = TrustHandle::new(files.clone(), files.load(NOW).unwrap());
+        let fingerprint = |h: &TrustHandle| {
+            let listed = super::super::list(&h.current().sources, NOW);
+            listed.iter().map(|l| l.sha256.clone()).collect::<Vec<_>>()
+        };
+        let before = fingerprint(&handle);
+        std::fs::write(&path, &b.ca_pem).unwrap();
+        handle.reload(NOW).expect("reloads");
+        let after = fingerprint(&handle);
+        assert_ne!(before, after);
+        std::fs::write(&path, "not a certificate").unwrap();
+        let err = handle.reload(NOW).expect_err("a bad file");
+        assert!(err.contains("mdl.pem"), "{err}");
+        assert_eq!(fingerprint(&handle), after, "the old set stays");
+    }
+}
