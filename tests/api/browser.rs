@@ -179,22 +179,27 @@ fn require_browser() {
     );
 }
 
-pub fn chromium_capabilities(profile: &Path) -> serde_json::Map<String, Value> {
-    let options = json!({
-        "binary": CHROMIUM,
-        "args": [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            format!("--user-data-dir={}", profile.display()),
-        ],
-    });
+pub fn chromium_capabilities(
+    profile: &Path,
+    extra_args: &[&str],
+) -> serde_json::Map<String, Value> {
+    let mut args: Vec<String> = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ]
+    .iter()
+    .chain(extra_args)
+    .map(|a| (*a).to_owned())
+    .collect();
+    args.push(format!("--user-data-dir={}", profile.display()));
+    let options = json!({ "binary": CHROMIUM, "args": args });
     let mut caps = serde_json::Map::new();
     caps.insert("goog:chromeOptions".into(), options);
     caps
@@ -248,7 +253,14 @@ impl Chromedriver {
 
     /// A browser session of headless Chromium, with a profile of its own.
     pub async fn session(&self) -> Session {
-        Session::start(&self.url, chromium_capabilities(self.profile.path()))
+        self.session_in("default", &[]).await
+    }
+
+    /// A session with the profile `name` (one per session that must not share state)
+    /// and Chromium flags beyond the usual ones.
+    pub async fn session_in(&self, name: &str, extra_args: &[&str]) -> Session {
+        let profile = self.profile.path().join(name);
+        Session::start(&self.url, chromium_capabilities(&profile, extra_args))
             .await
             .unwrap_or_else(|e| panic!("a chromedriver session: {e}"))
     }

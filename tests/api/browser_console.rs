@@ -4,40 +4,36 @@
 //! must fit its width (no horizontal scrolling); each is saved as a PNG under
 //! `target/console-screenshots/` for people to look at.
 //!
-//! Needs Debian's `chromium` and `chromium-driver`; skipped without them unless `CI` or
-//! `AGEGATE_REQUIRE_BROWSER=1` is set. The driver helpers are this file's own.
+//! Needs Debian's `chromium` and `chromium-driver` (`scripts/setup.sh` installs them);
+//! chromedriver is `browser.rs`'s.
 
+use crate::browser::Chromedriver;
 use crate::console_helpers::{create_user, seed, spawn_console_with};
 use crate::helpers::{TestApp, TestSite};
 use crate::receiver::TestReceiver;
 use crate::webdriver::Session;
-use serde_json::{json, Value};
-use std::os::unix::process::CommandExt;
+use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// Screenshots show the page as people see it: no scrollbars, one pixel per CSS pixel.
+const SCREENSHOT_FLAGS: [&str; 2] = ["--hide-scrollbars", "--force-device-scale-factor=1"];
 const WIDTHS: [u32; 2] = [390, 1280];
 /// The tallest full-page screenshot.
 const SCREEN_HEIGHT: u32 = 4000;
 
 #[tokio::test]
 async fn the_console_walk_fits_390_and_1280_px_wide_and_redelivers_from_the_invite_page() {
-    if !browser_available() {
-        return;
-    }
     let receiver = TestReceiver::start().await;
     let app = spawn_console_with(|s| s.allow_private_webhooks = true).await;
     let password = create_user(&app, "operator");
     let shop = seed(&app, &receiver).await;
     let shots = screenshot_dir();
-    let driver = Driver::start().await;
+    let driver = Chromedriver::start().await;
     for width in WIDTHS {
-        let browser = Session::start(&driver.url, capabilities(&driver.profile(width)))
-            .await
-            .expect("a chromedriver session");
+        let browser = driver
+            .session_in(&format!("profile-{width}"), &SCREENSHOT_FLAGS)
+            .await;
         let view = View::of(&browser, width).await;
         let walked = walk(&browser, &view, &app, &shop, &password, &shots).await;
         let closed = browser.close().await;
@@ -195,138 +191,5 @@ async fn expect_path(b: &Session, path: &str) -> Walked {
             return Err(format!("still on {url}, not {path}"));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Whether the test can run; panics where it must run but cannot.
-fn browser_available() -> bool {
-    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
-        return true;
-    }
-    let required = std::env::var_os("CI").is_some()
-        || std::env::var_os("AGEGATE_REQUIRE_BROWSER").is_some_and(|v| v == "1");
-    assert!(
-        !required,
-        "{CHROMIUM} or {CHROMEDRIVER} is missing (bash scripts/setup.sh)"
-    );
-    eprintln!("skipping the console browser test: chromium or chromedriver is missing");
-    false
-}
-
-fn capabilities(profile: &Path) -> serde_json::Map<String, Value> {
-    let options = json!({
-        "binary": CHROMIUM,
-        "args": [
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--hide-scrollbars", "--force-device-scale-factor=1",
-            format!("--user-data-dir={}", profile.display()),
-        ],
-    });
-    let mut caps = serde_json::Map::new();
-    caps.insert("goog:chromeOptions".into(), options);
-    caps
-}
-
-/// chromedriver on a free loopback port, in a process group of its own so that ending
-/// it also ends the browsers it started.
-struct Driver {
-    child: Child,
-    url: String,
-    dir: tempfile::TempDir,
-}
-
-impl Driver {
-    async fn start() -> Self {
-        for _ in 0..3 {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .unwrap()
-                .port();
-            let child = Command::new(CHROMEDRIVER)
-                .arg(format!("--port={port}"))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .process_group(0)
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot start {CHROMEDRIVER}: {e}"));
-            let mut driver = Self {
-                child,
-                url: format!("http://127.0.0.1:{port}"),
-                dir: tempfile::tempdir().unwrap(),
-            };
-            if driver.ready().await {
-                return driver;
-            }
-        }
-        panic!("chromedriver did not get ready in 3 tries");
-    }
-
-    fn profile(&self, width: u32) -> PathBuf {
-        self.dir.path().join(format!("profile-{width}"))
-    }
-
-    async fn ready(&mut self) -> bool {
-        let client = crate::helpers::client();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                return false;
-            }
-            if let Ok(resp) = client.get(format!("{}/status", self.url)).send().await {
-                if let Ok(body) = resp.json::<Value>().await {
-                    if body["value"]["ready"] == true {
-                        return true;
-                    }
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        false
-    }
-}
-
-impl Drop for Driver {
-    /// Asks chromedriver to shut down (it quits its browsers first), then kills its
-    /// process group if it is still there, and reaps it.
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            request_shutdown(&self.url);
-            let deadline = Instant::now() + Duration::from_secs(5);
-            while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-        // Not yet reaped, so its group id cannot have been reused. `--` matters: procps-ng
-        // 4.0's `kill -KILL -1234` signals group -1 (the first digit), not -1234.
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = Command::new("kill")
-                .args(["-s", "KILL", "--", &format!("-{}", self.child.id())])
-                .stderr(Stdio::null())
-                .status();
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
-
-/// `GET /shutdown`, blocking (this runs in `drop`, possibly while unwinding).
-fn request_shutdown(url: &str) {
-    use std::io::{Read, Write};
-    let Some(Ok(addr)) = url
-        .strip_prefix("http://")
-        .map(str::parse::<std::net::SocketAddr>)
-    else {
-        return;
-    };
-    let timeout = Duration::from_secs(5);
-    if let Ok(mut stream) = std::net::TcpStream::connect_timeout(&addr, timeout) {
-        let _ = stream.set_read_timeout(Some(timeout));
-        let request =
-            format!("GET /shutdown HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-        if stream.write_all(request.as_bytes()).is_ok() {
-            let _ = stream.read_to_end(&mut Vec::new());
-        }
     }
 }
