@@ -228,6 +228,14 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         app.public_url(),
         store::mask_password(database_url)
     );
+    if args.retention == crate::retention::Retention::KEEP_ALL {
+        tracing::info!("retention: {}", args.retention);
+    } else {
+        tracing::info!(
+            "retention: {}; invites verified or expired longer ago are erased at start and hourly",
+            args.retention
+        );
+    }
     match app.admin_addr() {
         Some(addr) => tracing::info!("operator console on http://{addr}/admin/"),
         None => tracing::info!("operator console: off (no --admin-listen)"),
@@ -239,14 +247,6 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         tracing::info!("wallet link scheme {}://", args.eu_av_wallet_scheme);
     }
     tracing::info!("{dc_api_log}");
-    if args.retention == crate::retention::Retention::KEEP_ALL {
-        tracing::info!("retention: {}", args.retention);
-    } else {
-        tracing::info!(
-            "retention: {}; invites verified or expired longer ago are erased at start and hourly",
-            args.retention
-        );
-    }
     app.run_until_stopped(shutdown).await?;
     tracing::info!("agegate stopped");
     Ok(())

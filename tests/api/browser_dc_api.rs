@@ -30,12 +30,19 @@ async fn wallet_will(browser: &Client, behavior: Value) -> Result<(), String> {
 
 /// A site whose redirect URL is a page of its own on loopback; `back_url` without query.
 async fn site_with_redirect() -> (DcCase, String) {
+    let issuer = TestIssuer::new(T0);
+    let app = eu_av_app(&issuer).await;
+    site_with_redirect_on(issuer, app).await
+}
+
+async fn site_with_redirect_on(
+    issuer: TestIssuer,
+    app: crate::helpers::TestApp,
+) -> (DcCase, String) {
     let receiver = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let back_url = format!("http://{}/back", receiver.local_addr().unwrap());
     let back = axum::Router::new().route("/back", get(|| async { "welcome back" }));
     tokio::spawn(async move { axum::serve(receiver, back).await });
-    let issuer = TestIssuer::new(T0);
-    let app = eu_av_app(&issuer).await;
     let options = SiteOptions {
         redirect_url: Some(&back_url),
         ..Default::default()
@@ -133,12 +140,22 @@ async fn wait_for_message(browser: &Client) -> Result<String, String> {
 /// land on the site's redirect URL with the invite verified.
 async fn answered_in_a_real_browser(protocol: &'static str) {
     let (case, back_url) = site_with_redirect().await;
+    answered_in(case, back_url, protocol, |p| p).await;
+}
+
+/// As above on `case`, the wallet's presentation made by `present` from a valid one.
+async fn answered_in(
+    case: DcCase,
+    back_url: String,
+    protocol: &'static str,
+    present: fn(Presentation) -> Presentation,
+) {
     let origin = case.origin();
     let landed = in_browser(|driver, browser| async {
         let walked = async {
             let page = open_page(&browser, &case.url).await?;
             screenshots(&browser, &format!("pending-{protocol}")).await;
-            let p = Presentation::for_claim(&page.r1().requested_claim, T0);
+            let p = present(Presentation::for_claim(&page.r1().requested_claim, T0));
             let (name, data) = match protocol {
                 "openid4vp" => {
                     let r1 = page.r1();
@@ -188,6 +205,24 @@ async fn an_openid4vp_answer_through_the_browsers_dc_api_lands_on_the_redirect_u
 #[tokio::test]
 async fn an_annex_c_answer_through_the_browsers_dc_api_lands_on_the_redirect_url() {
     answered_in_a_real_browser("annex-c").await;
+}
+
+/// Interface §12 in the browser: a server that accepts mobile driving licences only, a
+/// licence from a state's (test) IACA root, through each request the page carries.
+#[tokio::test]
+async fn a_driving_licence_through_the_browsers_dc_api_lands_on_the_redirect_url() {
+    use crate::wallet::{MDL_DOCTYPE, MDL_NAMESPACE};
+    for protocol in ["annex-c", "openid4vp"] {
+        let issuer = TestIssuer::named("agegate test IACA root", T0);
+        let trust = crate::helpers::trusting(agegate::domain::Kind::MDL, &issuer.ca_pem);
+        let app = crate::helpers::spawn_app_with(|s| s.trust = trust).await;
+        let (case, back_url) = site_with_redirect_on(issuer, app).await;
+        assert_eq!(case.page.r2().doc_types, [MDL_DOCTYPE]);
+        answered_in(case, back_url, protocol, |p| {
+            p.of_doc(MDL_DOCTYPE, MDL_NAMESPACE)
+        })
+        .await;
+    }
 }
 
 /// The wallet declines, then answers for another origin: each time a readable message
