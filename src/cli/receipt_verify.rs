@@ -1,7 +1,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::receipt::{ReceiptKey, VerifyingKeys};
+use crate::receipt::VerifyingKeys;
+use crate::store::readable_receipt_keys;
 use crate::store::ReceiptStore;
 
 #[derive(Debug, clap::Args)]
@@ -25,12 +26,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{source}: {e}"))?,
         None => {
             let store: Arc<dyn ReceiptStore> = super::open(database_url).await?;
-            let stored = store.receipt_keys().await?;
-            let keys = stored
-                .iter()
-                .filter_map(|k| ReceiptKey::from_bytes(&k.private_key).ok())
-                .collect::<Vec<_>>();
-            VerifyingKeys::of(&keys)
+            VerifyingKeys::of(&readable_receipt_keys(&store.receipt_keys().await?))
         }
     };
     let payload = keys

@@ -9,9 +9,8 @@ use super::trust_args::TrustArgs;
 use crate::clock::{rfc3339, Clock, SystemClock};
 use crate::config::{parse_public_url, DEFAULT_LISTEN};
 use crate::domain::{Kind, SiteId};
-use crate::receipt::ReceiptKey;
 use crate::retention::Retention;
-use crate::store::{SiteRecord, Store};
+use crate::store::{readable_receipt_keys, SiteRecord, Store};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -61,11 +60,8 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
             .ok_or_else(|| anyhow::anyhow!("no site with id {id}"))?],
         None => store.sites().await?,
     };
-    let kids: Vec<String> = store
-        .receipt_keys()
-        .await?
+    let kids: Vec<String> = readable_receipt_keys(&store.receipt_keys().await?)
         .iter()
-        .filter_map(|k| ReceiptKey::from_bytes(&k.private_key).ok())
         .map(|k| k.kid())
         .collect();
     let mut md = String::new();

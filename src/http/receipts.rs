@@ -15,7 +15,8 @@ use super::body::ApiPath;
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::AppState;
 use crate::domain::InviteId;
-use crate::receipt::{ReceiptKey, VerifyingKeys};
+use crate::receipt::VerifyingKeys;
+use crate::store::readable_receipt_keys;
 use crate::store::ReceiptLookup;
 
 /// A verified invite's receipt.
@@ -111,12 +112,6 @@ pub async fn jwks(State(state): State<AppState>) -> Result<Response, ApiError> {
 }
 
 async fn key_set(state: &AppState) -> Result<serde_json::Value, ApiError> {
-    let mut keys = Vec::new();
-    for stored in state.store.receipt_keys().await? {
-        match ReceiptKey::from_bytes(&stored.private_key) {
-            Ok(key) => keys.push(key),
-            Err(e) => tracing::error!(kid = %stored.kid, error = %e, "unreadable receipt key"),
-        }
-    }
+    let keys = readable_receipt_keys(&state.store.receipt_keys().await?);
     Ok(VerifyingKeys::of(&keys).to_jwks())
 }

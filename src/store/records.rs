@@ -173,6 +173,23 @@ impl std::fmt::Debug for ReceiptKeyRecord {
     }
 }
 
+/// The keys of `stored` that can be read, oldest first; an unreadable one is logged by
+/// its kid (never its bytes) and left out, so one bad row cannot hide the others.
+pub fn readable_receipt_keys(stored: &[ReceiptKeyRecord]) -> Vec<crate::receipt::ReceiptKey> {
+    stored
+        .iter()
+        .filter_map(
+            |k| match crate::receipt::ReceiptKey::from_bytes(&k.private_key) {
+                Ok(key) => Some(key),
+                Err(e) => {
+                    tracing::error!(kid = %k.kid, error = %e, "unreadable receipt key");
+                    None
+                }
+            },
+        )
+        .collect()
+}
+
 /// What the store holds of an invite's receipt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReceiptLookup {
