@@ -400,3 +400,43 @@ fn min_age_is_set_at_create_changed_by_update_and_must_be_1_to_99() {
     }
     assert_eq!(show(&db)["minAge"], 21);
 }
+
+#[test]
+fn accepted_kinds_are_set_at_create_changed_by_update_and_written_out_in_the_table_order() {
+    let (_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &["--accept", "mdl,eu-av"]);
+    let show = |db| {
+        let (code, stdout, _) = run_cli(db, &["site", "show", &site.site_id, "--json"]);
+        assert_eq!(code, 0);
+        serde_json::from_str::<Value>(&stdout).unwrap()
+    };
+    assert_eq!(show(&db)["accept"], serde_json::json!(["eu-av", "mdl"]));
+    let (code, _, stderr) = run_cli(
+        &db,
+        &["site", "update", &site.site_id, "--accept", "eudi-pid"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(show(&db)["accept"], serde_json::json!(["eudi-pid"]));
+    let (code, _, stderr) = run_cli(&db, &["site", "update", &site.site_id, "--accept", "all"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        show(&db)["accept"],
+        serde_json::json!(["eu-av", "eudi-pid", "mdl"])
+    );
+    let (_, text, _) = run_cli(&db, &["site", "show", &site.site_id]);
+    assert!(
+        text.contains("accepts:      eu-av, eudi-pid, mdl"),
+        "{text}"
+    );
+    for (bad, names) in [("passport", "passport"), ("", "empty"), ("mdl,,x", "'x'")] {
+        let (code, _, stderr) = run_cli(&db, &["site", "update", &site.site_id, "--accept", bad]);
+        assert_one_line_error(code, &stderr, names);
+        assert!(stderr.contains("--accept"), "names the flag: {stderr}");
+        let (code, _, stderr) = run_cli(&db, &["site", "create", "--name", "x", "--accept", bad]);
+        assert_one_line_error(code, &stderr, names);
+    }
+    assert_eq!(
+        show(&db)["accept"],
+        serde_json::json!(["eu-av", "eudi-pid", "mdl"])
+    );
+}
