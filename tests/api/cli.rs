@@ -79,7 +79,10 @@ fn list_and_show_describe_sites_without_any_secret() {
     assert_eq!(shown["siteId"], site.site_id.as_str());
     assert_eq!(shown["name"], "CLI shop");
     // `all`, the default, written out as the kinds' names (interface §12).
-    assert_eq!(shown["accept"], serde_json::json!(["eu-av", "eudi-pid", "mdl"]));
+    assert_eq!(
+        shown["accept"],
+        serde_json::json!(["eu-av", "eudi-pid", "mdl"])
+    );
     assert_eq!(shown["redirectUrl"], "https://shop.example/back?x=1");
     assert_eq!(shown["webhookUrl"], "https://shop.example/hooks");
     assert_eq!(shown["sandbox"], true);

@@ -26,6 +26,7 @@ mod gateway;
 mod get_invite;
 mod helpers;
 mod idempotency;
+mod kinds_ops;
 mod lifecycle;
 mod limits;
 mod list_invites;
