@@ -27,6 +27,7 @@ mod get_invite;
 mod helpers;
 mod idempotency;
 mod kinds;
+mod kinds_ops;
 mod lifecycle;
 mod limits;
 mod list_invites;

@@ -219,6 +219,15 @@ impl ServerProcess {
         log.iter().filter(|line| line.contains(needle)).count()
     }
 
+    /// The log lines so far that contain `needle`.
+    pub fn log_lines(&self, needle: &str) -> Vec<String> {
+        let log = self.log.lock().unwrap();
+        log.iter()
+            .filter(|line| line.contains(needle))
+            .cloned()
+            .collect()
+    }
+
     /// Waits up to 10 s until `n` log lines contain `needle`.
     pub async fn logged_times(&self, needle: &str, n: usize) {
         let what = format!("{n} log line(s) with {needle:?}");
