@@ -57,6 +57,7 @@ pub struct Metrics {
     /// Seconds until each anchor in force expires (negative once it has): set from the
     /// anchors at each scrape, so a reload shows at once.
     pub anchor_expiry: Family<AnchorLabels, Gauge>,
+    anchor_scrape: std::sync::Mutex<()>,
     pub presentations: Family<PresentationLabels, Counter>,
     pub requests: Family<RequestLabels, Counter>,
     pub request_seconds: Family<RouteLabels, Histogram>,
@@ -132,6 +133,7 @@ impl Metrics {
         Arc::new(Self {
             registry,
             anchor_expiry,
+            anchor_scrape: std::sync::Mutex::new(()),
             presentations,
             requests,
             request_seconds,
@@ -170,9 +172,16 @@ impl Metrics {
             .inc();
     }
 
-    /// Sets the anchor expiry gauge to exactly `anchors` at `now` (an anchor no longer
-    /// in force disappears).
-    pub fn set_anchors(&self, anchors: &[crate::trust::AnchorListing], now: i64) {
+    /// The exposition with the anchor expiry gauge set to exactly `anchors` at `now` (an
+    /// anchor no longer in force disappears). One scrape at a time refills and encodes,
+    /// so a concurrent scrape never sees the gauge half filled.
+    pub fn render_with_anchors(&self, anchors: &[crate::trust::AnchorListing], now: i64) -> String {
+        let _one_at_a_time = self.anchor_scrape.lock().unwrap_or_else(|e| e.into_inner());
+        self.set_anchors(anchors, now);
+        self.render()
+    }
+
+    fn set_anchors(&self, anchors: &[crate::trust::AnchorListing], now: i64) {
         self.anchor_expiry.clear();
         for a in anchors {
             self.anchor_expiry

@@ -178,13 +178,14 @@ impl Application {
                 "/metrics",
                 axum::routing::get(move || async move {
                     let now = clock.now();
-                    metrics.set_anchors(&crate::trust::list(&trust.current().sources, now), now);
+                    let anchors = crate::trust::list(&trust.current().sources, now);
+                    let text = metrics.render_with_anchors(&anchors, now);
                     (
                         [(
                             axum::http::header::CONTENT_TYPE,
                             "application/openmetrics-text; version=1.0.0; charset=utf-8",
                         )],
-                        metrics.render(),
+                        text,
                     )
                 }),
             );

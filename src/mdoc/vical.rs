@@ -89,7 +89,7 @@ pub enum VicalError {
     #[error("file is larger than {MAX_VICAL_BYTES} bytes")]
     TooLarge,
     /// Names what is wrong with the structure.
-    #[error("not a cose_sign1 vical: {0}")]
+    #[error("not a signed vical (cose_sign1): {0}")]
     NotCoseSign1(&'static str),
     /// The protected header's `alg` (None: absent).
     #[error("signature algorithm {} is not es256 or es384", .0.map_or("(none)".to_owned(), |a| a.to_string()))]
