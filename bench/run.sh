@@ -171,7 +171,7 @@ if [[ $POSTGRES == yes ]]; then
   psql -X -q "postgres://postgres@127.0.0.1:$pgport/postgres" -c "CREATE DATABASE bench" -f bench/pg_warm.sql
   start_agegate postgres "postgres://postgres@127.0.0.1:$pgport/bench"
   preload "$AG_PORT" "$PRELOAD" "$work/ids.postgres"
-  phase postgres "$work/ids.postgres" get mixed create create-no-id create-same-id
+  phase postgres "$work/ids.postgres" get create create-no-id create-same-id
   stop_servers
 fi
 
