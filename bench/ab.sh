@@ -10,7 +10,8 @@
 #   bash bench/ab.sh /tmp/old-agegate target/release/agegate --workload create
 #   bash bench/ab.sh HEAD HEAD --pairs 10            # A/A: how far apart equal builds land
 #
-# Options: --workload create|get|mixed (mixed), --pairs N (8), --duration S (4),
+# Options: --workload create|get|mixed|create-no-id|create-same-id (mixed; creates carry
+# distinct customIds, scattered, as in bench/run.sh), --pairs N (8), --duration S (4),
 # --preload N (20000), --reads N (GETs read N ids drawn afresh at random from those
 # stored before every run, as bench/run.sh does; default: all of them). Environment:
 # CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1). Before every run the database file is
@@ -27,13 +28,19 @@ while [[ $# -gt 0 ]]; do
     --duration) DURATION=$2; shift 2 ;;
     --preload) PRELOAD=$2; shift 2 ;;
     --reads) READS=$2; shift 2 ;;
-    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     -*) echo "ab: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) builds+=("$1"); shift ;;
   esac
 done
 ((${#builds[@]} == 2)) || { echo "ab: give two builds, A and B (see --help)" >&2; exit 2; }
-[[ $WORKLOAD =~ ^(create|get|mixed)$ ]] || { echo "ab: --workload is create, get or mixed" >&2; exit 2; }
+[[ $WORKLOAD =~ ^(create|get|mixed|create-no-id|create-same-id)$ ]] \
+  || { echo "ab: --workload is create, get, mixed, create-no-id or create-same-id" >&2; exit 2; }
+mode=$WORKLOAD custom_ids=distinct
+case $WORKLOAD in
+  create-no-id) mode=create custom_ids=none ;;
+  create-same-id) mode=create custom_ids=same ;;
+esac
 for n in "$PAIRS" "$DURATION" "$PRELOAD" "$READS"; do
   [[ $n =~ ^[0-9]+$ ]] || { echo "ab: counts must be whole numbers" >&2; exit 2; }
 done
@@ -94,13 +101,15 @@ one() { # side → "req/s p99"
   cat "$work/$1/db" >/dev/null
   sleep 0.3
   "${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/wrk/invites.lua \
-    "http://127.0.0.1:${port[$1]}" -- "$WORKLOAD" "${site[$1]}" "${auth[$1]}" "$ids" >"$work/wrk"
+    "http://127.0.0.1:${port[$1]}" -- "$mode" "${site[$1]}" "${auth[$1]}" "$ids" "$custom_ids" "$ID_BLOCK" >"$work/wrk"
   if grep -q "Non-2xx" "$work/wrk"; then echo "ab: non-2xx answers from $1" >&2; cat "$work/wrk" >&2; exit 1; fi
   echo "$(awk '/Requests\/sec/ {print $2}' "$work/wrk") $(awk '$1 == "99%" {print $2}' "$work/wrk")"
 }
 
 echo "A: ${builds[0]}  B: ${builds[1]}  ($WORKLOAD, $PAIRS pairs of ${DURATION}s, $PRELOAD invites each)"
 for i in $(seq "$PAIRS"); do
+  # A pair's two runs send the same customIds, each to a database of its own.
+  next_block
   if ((i % 2)); then a=$(one a); b=$(one b); else b=$(one b); a=$(one a); fi
   read -r ra pa <<<"$a"; read -r rb pb <<<"$b"
   printf 'pair %2d  A %9.0f req/s p99 %-8s B %9.0f req/s p99 %-8s B/A %.3f\n' \

@@ -2,7 +2,8 @@
 # Create and get throughput on SQLite, on PostgreSQL with one node, and on PostgreSQL
 # with two nodes, in one run, on loopback. PostgreSQL is a throwaway cluster made here
 # (Debian's package; `bash scripts/setup.sh` installs it) and removed at the end.
-# Bounded: each wrk run lasts DURATION seconds.
+# Bounded: each wrk run lasts DURATION seconds. Creates carry distinct customIds, scattered
+# (bench/wrk/custom_id.lua), as in bench/run.sh.
 #
 #   bash bench/backends.sh          # DURATION=10 CONNECTIONS=64 THREADS=2
 set -euo pipefail
@@ -46,12 +47,15 @@ start_node() { # database URL → pid and port in NODE_PID, NODE_PORT
 }
 
 # One wrk per node, connections split between them; prints summed req/s and the worst p99.
+# Every wrk thread takes a block of customIds of its own (BLOCK, counted across the run).
+BLOCK=0
 load() { # name lua path port...
   local name=$1 lua=$2 path=$3; shift 3
   local per=$((CONNECTIONS / $#)) outs=() pids=()
   for port in "$@"; do
     out="$work/wrk.$port.$name"; outs+=("$out")
-    wrk -t"$THREADS" -c"$per" -d"${DURATION}s" --latency -s "$lua" "http://127.0.0.1:$port$path" >"$out" &
+    wrk -t"$THREADS" -c"$per" -d"${DURATION}s" --latency -s "$lua" "http://127.0.0.1:$port$path" -- "$BLOCK" >"$out" &
+    BLOCK=$((BLOCK + THREADS))
     pids+=($!)
   done
   wait "${pids[@]}"
@@ -75,8 +79,16 @@ run() { # label database-URL nodes
   local site; site=$($bin --database-url "$url" site create --name bench --json)
   get() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$site"; }
   local site_id auth; site_id=$(get siteId); auth=$(printf '%s:%s' "$(get username)" "$(get password)" | base64 -w0)
-  printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["Authorization"] = "Basic %s"\n' \
-    "'{\"customId\":\"bench-user\"}'" "$auth" >"$work/create.lua"
+  cat >"$work/create.lua" <<LUA
+local custom_id = dofile("$PWD/bench/wrk/custom_id.lua")
+local threads, body = {}
+function setup(thread) thread:set("index", #threads); table.insert(threads, thread) end
+function init(args) body = custom_id.bodies("distinct", tonumber(args[1]) + index) end
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Basic $auth"
+function request() return wrk.format(nil, nil, nil, body()) end
+LUA
   printf 'wrk.headers["Authorization"] = "Basic %s"\n' "$auth" >"$work/get.lua"
   local invite; invite=$(curl -sf -X POST -H "Authorization: Basic $auth" "http://127.0.0.1:${ports[0]}/v1/website/$site_id/invite" \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["inviteId"])')

@@ -1,6 +1,11 @@
 # Shared by bench/run.sh and bench/profile.sh (sourced). Expects `work` (a temp dir),
 # CONNECTIONS and `pin_load` (the taskset prefix for wrk, possibly empty).
 
+# Every wrk run that creates takes the next block of distinct customIds
+# (bench/wrk/custom_id.lua), so no two creates of one benchmark send the same one.
+ID_BLOCK=0
+next_block() { ID_BLOCK=$((ID_BLOCK + 1)); ((ID_BLOCK < 128)) || { echo "bench: out of customId blocks" >&2; exit 1; }; }
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 wait_up() { # port
@@ -16,15 +21,17 @@ new_site() { # binary database-url → SITE, USERNAME, PASSWORD, AUTH (Basic, ba
   AUTH=$(printf '%s:%s' "$USERNAME" "$PASSWORD" | base64 -w0)
 }
 
-preload() { # port count ids-file: stores `count` invites through the API, appends their ids
+preload() { # port count ids-file: stores `count` invites through the API, each with a
+  # customId of its own, and appends their ids
   (($2 > 0)) || return 0
+  next_block
   local threads t0=$SECONDS wrk_pid
   ((threads = $2 < 2 ? 1 : 2))
   rm -f "$3.new".*
   # wrk runs for its whole duration even when every thread has stopped, so it is
   # stopped from here once the threads have written their quotas.
   "${pin_load[@]}" wrk -t"$threads" -c"$CONNECTIONS" -d3600s -s bench/wrk/preload.lua "http://127.0.0.1:$1" \
-    -- "$SITE" "$AUTH" $(($2 / threads)) "$3.new" >"$work/preload.out" &
+    -- "$SITE" "$AUTH" $(($2 / threads)) "$3.new" distinct "$ID_BLOCK" >"$work/preload.out" &
   wrk_pid=$!
   while kill -0 "$wrk_pid" 2>/dev/null && (($(cat "$3.new".* 2>/dev/null | wc -l) < $2 / threads * threads)); do
     sleep 0.5

@@ -3,14 +3,21 @@
 # the other, `perf record` of the server for DURATION seconds; prints the hottest
 # functions (self time) and the share of time per thread. Bounded by DURATION.
 #
-#   bash bench/profile.sh create          # or get, mixed; PRELOAD=20000 DURATION=10
+#   bash bench/profile.sh create          # or get, mixed, create-no-id, create-same-id
+#                                         # (bench/run.sh's workloads); PRELOAD=20000 DURATION=10
 #   BIN=/elsewhere/agegate bash bench/profile.sh create   # another build (before/after)
 #
 # perf is Debian's `linux-perf` package (installed here when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORKLOAD=${1:-create}
-[[ $WORKLOAD =~ ^(create|get|mixed)$ ]] || { echo "profile: workload is create, get or mixed" >&2; exit 2; }
+[[ $WORKLOAD =~ ^(create|get|mixed|create-no-id|create-same-id)$ ]] \
+  || { echo "profile: workload is create, get, mixed, create-no-id or create-same-id" >&2; exit 2; }
+mode=$WORKLOAD custom_ids=distinct
+case $WORKLOAD in
+  create-no-id) mode=create custom_ids=none ;;
+  create-same-id) mode=create custom_ids=same ;;
+esac
 PRELOAD=${PRELOAD:-20000}
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-64}
@@ -35,7 +42,7 @@ new_site "$bin" "sqlite:$work/db"
 preload "$port" "$PRELOAD" "$work/ids.all"
 
 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$((DURATION + 2))s" --latency -s bench/wrk/invites.lua \
-  "http://127.0.0.1:$port" -- "$WORKLOAD" "$SITE" "$AUTH" "$work/ids.all" >"$work/wrk" &
+  "http://127.0.0.1:$port" -- "$mode" "$SITE" "$AUTH" "$work/ids.all" "$custom_ids" "$((ID_BLOCK + 1))" >"$work/wrk" &
 load=$!
 sleep 1
 perf record -q -F 1999 -g -p "$server" -o "$work/perf.data" -- sleep "$DURATION" 2>/dev/null

@@ -6,6 +6,9 @@
 # RSS per workload, the ratios to the ceiling, and whether each target of BENCHMARKS.md
 # holds. Bounded: every wrk run lasts DURATION seconds; preloads stop at their count.
 #
+# Creates carry distinct customIds in scattered order (bench/wrk/custom_id.lua), as sites
+# send their user ids; the variants create-no-id and create-same-id run beside them.
+#
 #   bash bench/run.sh                        # SQLite at 20 k, then at 1 M (get, get-newest, create); PostgreSQL
 #   bash bench/run.sh --preload 50000        # stored invites before the first phase
 #   bash bench/run.sh --growth 0 --no-postgres --rounds 1 --duration 5   # quick look
@@ -26,7 +29,7 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --no-postgres) POSTGRES=no; shift ;;
     --no-sqlite) SQLITE=no; shift ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -91,7 +94,14 @@ start_agegate() { # label database-url → AG_PID AG_PORT SITE AUTH, and a ceili
 }
 
 measure() { # phase workload server port ids-file round
-  local out="$work/out/$1.$2.$3.$6" ids=$5 mode=$2
+  local out="$work/out/$1.$2.$3.$6" ids=$5 mode=$2 custom_ids=distinct
+  # Creates carry distinct customIds, scattered, as sites send their user ids; the
+  # variants send none (`{}`) or the same one every time.
+  case $2 in
+    create-no-id) mode=create custom_ids=none ;;
+    create-same-id) mode=create custom_ids=same ;;
+    create | mixed) [[ $3 == agegate ]] && next_block ;;
+  esac
   # Every run reads PRELOAD ids drawn afresh from all stored: the load generator's cost
   # per request depends on how many distinct ids it sends (bench/wrk/invites.lua), so it
   # is the same in every phase, while the rows they hit spread over the whole table.
@@ -108,7 +118,7 @@ measure() { # phase workload server port ids-file round
   # BENCHMARKS.md), and a lookup that then reads the disk stalls the runtime thread.
   if [[ $3 == agegate && -n $DB_FILE ]]; then cat "$DB_FILE"* >/dev/null; fi
   "${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/wrk/invites.lua \
-    "http://127.0.0.1:$4" -- "$mode" "$SITE" "$AUTH" "$ids" >"$out"
+    "http://127.0.0.1:$4" -- "$mode" "$SITE" "$AUTH" "$ids" "$custom_ids" "$ID_BLOCK" >"$out"
   awk '/Requests\/sec/ {printf "      %-8s %-8s %s req/s\n", w, s, $2}' w="$2" s="$3" "$out"
 }
 
@@ -140,7 +150,7 @@ if [[ $SQLITE == yes ]]; then
   start_agegate sqlite "sqlite:$work/agegate.db"
   DB_FILE=$work/agegate.db
   preload "$AG_PORT" "$PRELOAD" "$work/ids.sqlite"
-  phase sqlite "$work/ids.sqlite" get mixed create
+  phase sqlite "$work/ids.sqlite" get mixed create create-no-id create-same-id
   if ((GROWTH > PRELOAD)); then
     preload "$AG_PORT" $((GROWTH - PRELOAD)) "$work/ids.sqlite"
     phase sqlite-grown "$work/ids.sqlite" get get-newest create
@@ -161,7 +171,7 @@ if [[ $POSTGRES == yes ]]; then
   psql -X -q "postgres://postgres@127.0.0.1:$pgport/postgres" -c "CREATE DATABASE bench" -f bench/pg_warm.sql
   start_agegate postgres "postgres://postgres@127.0.0.1:$pgport/bench"
   preload "$AG_PORT" "$PRELOAD" "$work/ids.postgres"
-  phase postgres "$work/ids.postgres" get create
+  phase postgres "$work/ids.postgres" get create create-no-id create-same-id
   stop_servers
 fi
 

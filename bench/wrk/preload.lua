@@ -1,7 +1,9 @@
 -- Stores invites through the API and writes their ids, one per line, to OUT.<thread>.
--- Arguments (after `--`): SITE_ID BASIC_AUTH COUNT_PER_THREAD OUT
+-- Arguments (after `--`): SITE_ID BASIC_AUTH COUNT_PER_THREAD OUT [CUSTOM_IDS BLOCK]
+-- (custom_id.lua; distinct by default: every invite a customId of its own).
 -- Each thread stops once it has recorded COUNT_PER_THREAD invites (bench/run.sh then
 -- stops wrk, which would otherwise wait out its duration).
+local custom_id = dofile((debug.getinfo(1, "S").source:sub(2):gsub("preload%.lua$", "custom_id.lua")))
 local threads = {}
 
 function setup(thread)
@@ -9,17 +11,19 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
-local quota, out, done = 0, nil, 0
+local quota, out, done, path, headers, body = 0, nil, 0
 
 function init(args)
-  wrk.method = "POST"
-  wrk.path = "/v1/website/" .. args[1] .. "/invite"
-  wrk.body = '{"customId":"bench-user"}'
-  wrk.headers["Authorization"] = "Basic " .. args[2]
-  wrk.headers["Content-Type"] = "application/json"
+  path = "/v1/website/" .. args[1] .. "/invite"
+  headers = { ["Authorization"] = "Basic " .. args[2], ["Content-Type"] = "application/json" }
   quota = tonumber(args[3])
   out = io.open(args[4] .. "." .. index, "w")
   out:setvbuf("line")
+  body = custom_id.bodies(args[5] or "distinct", args[6] or 0, index)
+end
+
+function request()
+  return wrk.format("POST", path, headers, body())
 end
 
 function response(status, headers, body)
