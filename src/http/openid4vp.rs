@@ -152,7 +152,7 @@ pub struct AnswerAccepted {
     responses(
         (status = 200, description = "Accepted: the invite is verified", body = AnswerAccepted),
         (status = 400, description = "Refused; the message names the reason", body = ErrorBody),
-        (status = 404, description = "No such invite, or the method is not enabled", body = ErrorBody),
+        (status = 404, description = "No such invite, or its site accepts no credential kind the server has on", body = ErrorBody),
         (status = 409, description = "The invite has expired", body = ErrorBody),
         (status = 413, description = "Body larger than 64 KiB", body = ErrorBody),
     )

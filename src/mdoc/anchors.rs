@@ -27,13 +27,13 @@ impl KindAnchors {
 
     /// The same, with `kind` under `anchors` (an empty set turns it off).
     pub fn with(mut self, kind: Kind, anchors: Arc<TrustAnchors>) -> Self {
-        self.by_kind[slot(kind)] = (!anchors.is_empty()).then_some(anchors);
+        self.by_kind[kind.index()] = (!anchors.is_empty()).then_some(anchors);
         self
     }
 
     /// The anchors of `kind`; `None` when it is off.
     pub fn get(&self, kind: Kind) -> Option<&TrustAnchors> {
-        self.by_kind[slot(kind)].as_deref()
+        self.by_kind[kind.index()].as_deref()
     }
 
     /// The kinds that have anchors.
@@ -45,7 +45,7 @@ impl KindAnchors {
     pub fn restricted_to(&self, kinds: KindSet) -> Self {
         let mut out = Self::none();
         for kind in kinds.iter() {
-            out.by_kind[slot(kind)] = self.by_kind[slot(kind)].clone();
+            out.by_kind[kind.index()] = self.by_kind[kind.index()].clone();
         }
         out
     }
@@ -54,10 +54,6 @@ impl KindAnchors {
     pub fn only(&self, kind: Kind) -> Self {
         self.restricted_to(KindSet::one(kind))
     }
-}
-
-fn slot(kind: Kind) -> usize {
-    kind.index()
 }
 
 /// Brief: which kinds are on and with how many anchors.

@@ -177,8 +177,9 @@ fn shown(text: &str) -> String {
 ///
 /// Where the pending page's script posts what `navigator.credentials.get` returned. The
 /// answer is decrypted with the request's key, bound to the public URL's origin, and
-/// then checked exactly as the OpenID4VP endpoint's (interface §7 and §11): accepted, it
-/// verifies the invite (method `eu-av`) and uses the request up for every transport.
+/// then checked exactly as the OpenID4VP endpoint's (interface §7, §11 and §12): accepted,
+/// it verifies the invite (method: the credential's kind) and uses the request up for
+/// every transport.
 #[utoipa::path(
     post,
     path = "/gateway/{inviteId}/dc-api",
@@ -188,7 +189,7 @@ fn shown(text: &str) -> String {
     responses(
         (status = 200, description = "Accepted: the invite is verified", body = AnswerAccepted),
         (status = 400, description = "Refused; the message names the reason", body = ErrorBody),
-        (status = 404, description = "No such invite, or no wallet method is enabled", body = ErrorBody),
+        (status = 404, description = "No such invite, or its site accepts no credential kind the server has on", body = ErrorBody),
         (status = 409, description = "The invite has expired", body = ErrorBody),
         (status = 413, description = "Body larger than 64 KiB", body = ErrorBody),
     )
