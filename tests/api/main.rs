@@ -30,6 +30,7 @@ mod kinds;
 mod kinds_ops;
 mod lifecycle;
 mod limits;
+mod list_by_custom_id;
 mod list_invites;
 mod multinode;
 mod openapi;

@@ -25,7 +25,7 @@ impl InviteStore for SqliteStore {
         key: Option<IdempotentRequest>,
     ) -> StoreResult<CreateOutcome> {
         match key {
-            // Without a key, a create is one INSERT.
+            // Without a key, a create needs no savepoint (see `invites::insert`).
             None => {
                 self.pool
                     .write_one_statement(move |conn| invites::insert_new(conn, &invite))

@@ -4,7 +4,7 @@
 
 use rusqlite::{params, Connection};
 
-use super::{all, changes, one, tally};
+use super::{all, changes, custom_ids, one, tally};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::{self, Repeat};
 use crate::domain::{IdempotentRequest, InviteId, SiteId, VerifyMethod};
@@ -64,30 +64,44 @@ pub fn create(
     Ok(CreateOutcome::Created)
 }
 
-/// A create without an Idempotency-Key: one INSERT (so it needs no savepoint).
+/// A create without an Idempotency-Key: no savepoint (see [`insert`]).
 pub fn insert_new(conn: &Connection, invite: &NewInvite) -> StoreResult<CreateOutcome> {
     insert(conn, invite).map(|()| CreateOutcome::Created)
 }
 
+/// Stores the invite and logs its customId for lookups ([`custom_ids::log`]). With no
+/// savepoint: the log's row goes first and is taken back if the invite's fails, so a
+/// failed create leaves nothing (and a log row whose invite does not exist would match
+/// no lookup, which joins the invite).
 fn insert(conn: &Connection, invite: &NewInvite) -> StoreResult<()> {
-    conn.prepare_cached(
-        "INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at)
-         VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
-    )?
-    .execute(params![
-        invite.id.as_str(),
-        invite.site_id.to_string(),
-        invite.custom_id.as_ref().map(|c| c.as_str()),
-        invite.created_at,
-        invite.expires_at
-    ])
-    .map_err(|e| match e.sqlite_error() {
-        // The invite's one foreign key: its site.
-        Some(f) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => {
-            StoreError::SiteGone
+    let site = invite.site_id.to_string();
+    if let Some(custom_id) = &invite.custom_id {
+        custom_ids::log(conn, &invite.id, &site, custom_id, invite.created_at)?;
+    }
+    let inserted = conn
+        .prepare_cached(
+            "INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at)
+             VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
+        )?
+        .execute(params![
+            invite.id.as_str(),
+            site,
+            invite.custom_id.as_ref().map(|c| c.as_str()),
+            invite.created_at,
+            invite.expires_at
+        ]);
+    if let Err(e) = inserted {
+        if invite.custom_id.is_some() {
+            let _ = custom_ids::unlog(conn, &invite.id);
         }
-        _ => e.into(),
-    })?;
+        return Err(match e.sqlite_error() {
+            // The invite's one foreign key: its site.
+            Some(f) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => {
+                StoreError::SiteGone
+            }
+            _ => e.into(),
+        });
+    }
     tally::note(TallyEvent::Created, invite.created_at);
     Ok(())
 }
@@ -112,27 +126,39 @@ pub fn of_site(
 }
 
 /// One slice's query: `?1` site, `?2` stored status, `?3` created from, `(?4, ?5)` the
-/// position to start below, `[?6, ?7)` expires, `?8` limit; `?9` the customId, if any.
-/// The index is named: with statistics and a bound `'pending'`, SQLite would otherwise
-/// weigh the sweeper's partial index, and sort.
-fn slice_sql(by_custom_id: bool) -> String {
-    let (index, custom_id) = if by_custom_id {
-        ("invites_by_custom_id", "AND i.custom_id = ?9")
-    } else {
-        ("invites_by_status", "")
-    };
+/// position to start below, `[?6, ?7)` expires, `?8` limit. The index is named: with
+/// statistics and a bound `'pending'`, SQLite would otherwise weigh the sweeper's partial
+/// index, and sort.
+fn slice_sql() -> String {
     format!(
-        "SELECT {INVITE_COLUMNS} FROM invites i INDEXED BY {index}
-         WHERE i.site_id = ?1 AND i.status = ?2 {custom_id}
+        "SELECT {INVITE_COLUMNS} FROM invites i INDEXED BY invites_by_status
+         WHERE i.site_id = ?1 AND i.status = ?2
            AND i.created_at >= ?3 AND (i.created_at, i.invite_id) < (?4, ?5)
            AND i.expires_at >= ?6 AND i.expires_at < ?7
          ORDER BY i.created_at DESC, i.invite_id DESC LIMIT ?8"
     )
 }
 
-/// Each slice is one range of `invites_by_status`, or of `invites_by_custom_id` when it
-/// names a customId.
+/// Each slice is one range of `invites_by_status`, or, when it names a customId, the
+/// log's and runs' ranges of that customId ([`custom_ids::slice`]); all in one read
+/// transaction, so that an invite a write moves between them is seen once.
 pub fn slices(
+    conn: &Connection,
+    site: SiteId,
+    slices: &[InviteSlice],
+) -> StoreResult<Vec<Vec<InviteRecord>>> {
+    let own_transaction = conn.is_autocommit();
+    if own_transaction {
+        conn.execute_batch("BEGIN")?;
+    }
+    let found = read_slices(conn, site, slices);
+    if own_transaction {
+        let _ = conn.execute_batch("COMMIT");
+    }
+    found
+}
+
+fn read_slices(
     conn: &Connection,
     site: SiteId,
     slices: &[InviteSlice],
@@ -140,27 +166,22 @@ pub fn slices(
     let site = site.to_string();
     let mut found = Vec::with_capacity(slices.len());
     for s in slices {
+        if let Some(custom_id) = &s.custom_id {
+            found.push(custom_ids::slice(conn, &site, s, custom_id.as_str())?);
+            continue;
+        }
         let limit = i64::try_from(s.limit).unwrap_or(i64::MAX);
-        let custom_id = s.custom_id.as_ref().map(|c| c.as_str());
-        let stored = s.stored.as_str();
-        let mut params = params![
+        let params = params![
             site,
-            stored,
+            s.stored.as_str(),
             s.created_from,
             s.before.0,
             s.before.1,
             s.expires.start,
             s.expires.end,
             limit
-        ]
-        .to_vec();
-        if let Some(custom_id) = &custom_id {
-            params.push(custom_id);
-        }
-        let sql = slice_sql(custom_id.is_some());
-        found.push(all(conn, &sql, params.as_slice(), |row| {
-            rows::invite(row, 0)
-        })?);
+        ];
+        found.push(all(conn, &slice_sql(), params, |row| rows::invite(row, 0))?);
     }
     Ok(found)
 }
@@ -209,6 +230,7 @@ pub fn cancel(
 #[cfg(test)]
 mod tests {
     use super::slice_sql;
+    use crate::store::sqlite::custom_ids;
     use rusqlite::Connection;
 
     fn plan(sql: &str) -> String {
@@ -228,16 +250,16 @@ mod tests {
     /// index in the order asked for, never a scan or a sort.
     #[test]
     fn every_slice_is_an_index_range_in_order() {
-        let by_status = plan(&slice_sql(false));
+        let by_status = plan(&slice_sql());
         assert!(by_status.contains("USING INDEX invites_by_status (site_id=? AND status=? AND created_at>? AND (created_at,invite_id)<(?,?))"), "{by_status}");
-        let by_custom_id = plan(&slice_sql(true));
-        assert!(
-            by_custom_id.contains(
-                "USING INDEX invites_by_custom_id (site_id=? AND custom_id=? AND status=?"
-            ),
-            "{by_custom_id}"
+        // A customId's slice: a range of each run, each row's invite by its key.
+        let by_run = plan(&custom_ids::run_sql());
+        assert_eq!(
+            by_run,
+            "SEARCH c USING PRIMARY KEY (run=? AND site_id=? AND custom_id=? AND created_at>? AND (created_at,invite_id)<(?,?)); \
+             SEARCH i USING PRIMARY KEY (invite_id=?)",
         );
-        for p in [by_status, by_custom_id] {
+        for p in [by_status, by_run] {
             assert!(!p.contains("TEMP B-TREE") && !p.starts_with("SCAN"), "{p}");
         }
         let settled =

@@ -8,7 +8,7 @@
 use crate::store::{StoreError, StoreResult};
 use rusqlite::{Connection, OptionalExtension};
 
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_webhooks.sql"),
     include_str!("migrations/0003_eu_av.sql"),
@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0009_dc_api.sql"),
     include_str!("migrations/0010_console.sql"),
     include_str!("migrations/0011_more_kinds.sql"),
+    include_str!("migrations/0012_custom_id_runs.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {

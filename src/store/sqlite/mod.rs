@@ -21,6 +21,8 @@ mod changes;
 mod checkpoint;
 mod connect;
 mod console;
+mod custom_id_upkeep;
+mod custom_ids;
 mod erasure;
 mod errors;
 mod invites;

@@ -9,8 +9,8 @@
 use super::checkpoint::{self, Committed};
 use super::query::exec_cached;
 use super::queue::{Pushed, Queue, Taken, WakeOnDrop};
-use super::tally;
 use super::writer_conn::{Snapshot, WriterConn, SNAPSHOT_AGE};
+use super::{custom_id_upkeep, tally};
 use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
@@ -235,6 +235,7 @@ fn write_loop(
     let mut finishes: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
     // While lookups share a read transaction, the writer wakes to end it at its age.
     let mut idle_limit = None;
+    let mut upkeep = custom_id_upkeep::Upkeep::new();
     loop {
         match jobs.take(&mut batch, MAX_BATCH, idle_limit) {
             Taken::Closed => return,
@@ -262,6 +263,7 @@ fn write_loop(
             }
             continue;
         }
+        let jobs_run = batch.len();
         for job in batch.drain(..) {
             if conn.is_autocommit() {
                 // SQLite rolled the whole transaction back itself (it may, after a full
@@ -276,6 +278,9 @@ fn write_loop(
                 job.run(conn).1
             });
         }
+        if !conn.is_autocommit() {
+            upkeep.run(conn, jobs_run);
+        }
         let commit = if conn.is_autocommit() {
             Err(rolled_back())
         } else {
@@ -284,6 +289,7 @@ fn write_loop(
         };
         tally::discard();
         if let Err(e) = &commit {
+            upkeep.forget();
             tracing::error!(error = %e, "group commit failed");
             if !conn.is_autocommit() {
                 let _ = conn.execute_batch("ROLLBACK");
