@@ -88,6 +88,12 @@ else
                 CASE WHEN st = 'verified' THEN 'verifier' END,
                 CASE st WHEN 'verified' THEN c + 60 WHEN 'expired' THEN c + 86400 END
          FROM g;
+         -- The customIds as the server keeps them (src/store/sqlite/custom_ids.rs): one
+         -- sorted run, as migration 12 makes of the invites stored before it.
+         INSERT INTO custom_id_runs (run, site_id, custom_id, created_at, invite_id)
+         SELECT 1, site_id, custom_id, created_at, invite_id FROM invites
+         WHERE custom_id IS NOT NULL ORDER BY site_id, custom_id, created_at, invite_id;
+         INSERT INTO custom_id_run_list (run, entries) SELECT 1, count(*) FROM custom_id_runs;
          ANALYZE;" >/dev/null
 fi
 echo "   $(sql "SELECT count(*) FROM invites") invites stored in $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"

@@ -293,6 +293,8 @@ fn merge_sql(verb: &str, bounded: bool) -> String {
 fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResult<usize> {
     let share = (budget / merge.sources.len().max(1)).max(1);
     let mut bound: Option<Key> = None;
+    // Each source's share-th key; a source without one gives all it has.
+    let mut shares: Vec<Option<Key>> = Vec::with_capacity(merge.sources.len());
     for &run in &merge.sources {
         let key = one(
             conn,
@@ -302,11 +304,12 @@ fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResul
             [run, share as i64 - 1],
             |r| Ok((r.text(0)?, r.text(1)?, r.int(2)?, r.text(3)?)),
         )?;
-        if let Some(key) = key {
-            if bound.as_ref().is_none_or(|b| key < *b) {
-                bound = Some(key);
+        if let Some(key) = &key {
+            if bound.as_ref().is_none_or(|b| key < b) {
+                bound = Some(key.clone());
             }
         }
+        shares.push(key);
     }
     let mut p: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(merge.target)];
     for i in 0..MAX_SOURCES {
@@ -332,7 +335,11 @@ fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResul
         .execute(rusqlite::params_from_iter(p.iter()))?;
     add_entries(conn, merge.target, moved as i64)?;
     let mut drained = Vec::new();
-    for &run in &merge.sources {
+    for (&run, share) in merge.sources.iter().zip(&shares) {
+        // A source whose share-th key lies above the bound kept that entry.
+        if share.is_some() && share > &bound {
+            continue;
+        }
         let left = one(
             conn,
             "SELECT 1 FROM custom_id_runs WHERE run = ?1 LIMIT 1",

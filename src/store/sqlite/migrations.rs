@@ -131,13 +131,20 @@ mod tests {
         assert_eq!(
             rows(&conn, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('invites', 'webhook_events') ORDER BY 1"),
             [
-                "invites_by_custom_id",
                 "invites_by_status",
                 "invites_settled",
                 "webhook_events_by_invite",
                 "webhook_events_by_site",
                 "webhook_events_due",
             ]
+        );
+        // The customId of i1 is in the first run of the customId lookup (migration 12).
+        assert_eq!(
+            rows(
+                &conn,
+                "SELECT run || ' ' || custom_id || ' ' || invite_id FROM custom_id_runs"
+            ),
+            ["1 c1 i1"]
         );
         // The rules hold as before: the checks, and the references (foreign keys are on again).
         let refused = [
