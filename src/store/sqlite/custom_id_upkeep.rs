@@ -23,18 +23,20 @@ pub const FLUSH_AT: usize = 1024;
 /// Runs of one tier merged into one, so a run of tier t holds about
 /// `FLUSH_AT · FANOUT^t` entries and a lookup reads fewer than `FANOUT` runs per tier.
 pub const FANOUT: usize = 8;
-/// Entries a batch's merges move at least, and more per job of the batch: a create
-/// costs one move per tier its entry is merged through, so this keeps up with any rate.
-const BUDGET_BASE: usize = 64;
-const BUDGET_PER_JOB: usize = 8;
+/// Entries the merges may move per job committed: a create costs one move per tier its
+/// entry is merged through (two or three), so this keeps up with any rate.
+const MOVES_PER_JOB: usize = 8;
+/// The fewest entries a merge step moves: the moves a batch earns are saved up to this,
+/// so that a step's fixed cost (a dozen statements) is spread over many entries.
+const STEP: usize = 256;
 
 /// How large runs grow and how much a batch moves: the constants above but in tests.
 #[derive(Clone, Copy)]
 pub(super) struct Sizes {
     pub flush_at: usize,
     pub fanout: usize,
-    pub budget_base: usize,
-    pub budget_per_job: usize,
+    pub moves_per_job: usize,
+    pub step: usize,
 }
 
 impl Default for Sizes {
@@ -42,8 +44,8 @@ impl Default for Sizes {
         Self {
             flush_at: FLUSH_AT,
             fanout: FANOUT,
-            budget_base: BUDGET_BASE,
-            budget_per_job: BUDGET_PER_JOB,
+            moves_per_job: MOVES_PER_JOB,
+            step: STEP,
         }
     }
 }
@@ -76,6 +78,8 @@ pub struct Upkeep {
     /// Log entries by estimate (every job of a batch may have logged one); the log's
     /// count decides once this reaches a flush.
     logged: usize,
+    /// Entries the merges may move, earned by the jobs committed.
+    moves: usize,
     merges: Vec<Merge>,
     /// The run list has changed since merges were last chosen (and at start).
     choose: bool,
@@ -106,14 +110,15 @@ impl Upkeep {
             return;
         }
         self.logged = self.logged.saturating_add(jobs);
-        let idle = self.logged < self.sizes.flush_at && self.merges.is_empty() && !self.choose;
-        if idle {
+        let step = self.sizes.step;
+        self.moves = (self.moves + self.sizes.moves_per_job * jobs).min(4 * step);
+        let merging = !self.merges.is_empty() && self.moves >= step;
+        if self.logged < self.sizes.flush_at && !merging && !self.choose {
             return;
         }
-        let budget = self.sizes.budget_base + self.sizes.budget_per_job * jobs;
         let done = exec_cached(conn, "SAVEPOINT custom_ids")
             .map_err(Into::into)
-            .and_then(|()| self.steps(conn, budget));
+            .and_then(|()| self.steps(conn));
         let ended = match done {
             Ok(()) => exec_cached(conn, "RELEASE custom_ids"),
             Err(ref e) => {
@@ -135,7 +140,7 @@ impl Upkeep {
         };
     }
 
-    fn steps(&mut self, conn: &Connection, budget: usize) -> StoreResult<()> {
+    fn steps(&mut self, conn: &Connection) -> StoreResult<()> {
         if self.logged >= self.sizes.flush_at {
             self.flush(conn)?;
         }
@@ -143,10 +148,13 @@ impl Upkeep {
             self.choose = false;
             self.choose_merges(conn)?;
         }
-        let mut budget = budget;
+        if self.moves < self.sizes.step {
+            return Ok(());
+        }
         let mut i = 0;
-        while i < self.merges.len() && budget > 0 {
-            budget = budget.saturating_sub(merge_step(conn, &mut self.merges[i], budget)?);
+        while i < self.merges.len() && self.moves > 0 {
+            let moved = merge_step(conn, &mut self.merges[i], self.moves)?;
+            self.moves = self.moves.saturating_sub(moved);
             if self.merges[i].sources.is_empty() {
                 self.merges.remove(i);
                 self.choose = true;

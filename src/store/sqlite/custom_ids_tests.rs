@@ -27,8 +27,8 @@ fn database() -> Connection {
 const SMALL: Sizes = Sizes {
     flush_at: 8,
     fanout: 3,
-    budget_base: 2,
-    budget_per_job: 1,
+    moves_per_job: 1,
+    step: 3,
 };
 
 fn upkeep() -> Upkeep {
