@@ -295,29 +295,30 @@ fn merge_sql(verb: &str, bounded: bool) -> String {
 }
 
 /// Moves about `budget` of the smallest entries of the merge's sources to its target, in
-/// order; answers how many. Each source may give up to its share of the budget: the step
-/// moves every entry up to the smallest of the sources' share-th keys. What was moved is
-/// deleted from the sources, so an entry erased between batches is never copied back.
+/// order; answers how many. A step moves every entry up to a bound key, the first of these
+/// that moves at most twice the budget: none (the sources' tails); the smallest of the
+/// sources' budget-th keys (at most a budget from each: right when the sources hold
+/// different ranges, as runs of one customId's creates over time do); the smallest of
+/// their share-th keys (at most a budget in all: right when they interleave, as distinct
+/// customIds do). What was moved is deleted from the sources, so an entry erased between
+/// batches is never copied back.
 fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResult<usize> {
     let share = (budget / merge.sources.len().max(1)).max(1);
-    let mut bound: Option<Key> = None;
-    // Each source's share-th key; a source without one gives all it has.
-    let mut shares: Vec<Option<Key>> = Vec::with_capacity(merge.sources.len());
-    for &run in &merge.sources {
-        let key = one(
-            conn,
-            &format!(
-                "SELECT {KEY} FROM custom_id_runs WHERE run = ?1 ORDER BY {KEY} LIMIT 1 OFFSET ?2"
-            ),
-            [run, share as i64 - 1],
-            |r| Ok((r.text(0)?, r.text(1)?, r.int(2)?, r.text(3)?)),
-        )?;
-        if let Some(key) = &key {
-            if bound.as_ref().is_none_or(|b| key < b) {
-                bound = Some(key.clone());
-            }
+    let cap = 2 * budget;
+    let mut bound = None;
+    for offset in [None, Some(budget), Some(share)] {
+        let candidate = match offset {
+            None => None,
+            Some(n) => match smallest_nth_key(conn, &merge.sources, n)? {
+                Some(key) => Some(key),
+                // No source has that many entries: a smaller offset bounds nothing more.
+                None => continue,
+            },
+        };
+        bound = candidate;
+        if offset == Some(share) || moved_up_to(conn, &merge.sources, bound.as_ref(), cap)? <= cap {
+            break;
         }
-        shares.push(key);
     }
     let mut p: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(merge.target)];
     for i in 0..MAX_SOURCES {
@@ -343,11 +344,7 @@ fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResul
         .execute(rusqlite::params_from_iter(p.iter()))?;
     add_entries(conn, merge.target, moved as i64)?;
     let mut drained = Vec::new();
-    for (&run, share) in merge.sources.iter().zip(&shares) {
-        // A source whose share-th key lies above the bound kept that entry.
-        if share.is_some() && share > &bound {
-            continue;
-        }
+    for &run in &merge.sources {
         let left = one(
             conn,
             "SELECT 1 FROM custom_id_runs WHERE run = ?1 LIMIT 1",
@@ -362,6 +359,62 @@ fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResul
     }
     merge.sources.retain(|run| !drained.contains(run));
     Ok(moved.max(1))
+}
+
+/// The smallest of the sources' `n`-th keys; `None` if no source has `n` entries.
+fn smallest_nth_key(conn: &Connection, sources: &[i64], n: usize) -> StoreResult<Option<Key>> {
+    let mut smallest: Option<Key> = None;
+    for &run in sources {
+        let key = one(
+            conn,
+            &format!(
+                "SELECT {KEY} FROM custom_id_runs WHERE run = ?1 ORDER BY {KEY} LIMIT 1 OFFSET ?2"
+            ),
+            [run, n as i64 - 1],
+            |r| Ok((r.text(0)?, r.text(1)?, r.int(2)?, r.text(3)?)),
+        )?;
+        if let Some(key) = key {
+            if smallest.as_ref().is_none_or(|s| key < *s) {
+                smallest = Some(key);
+            }
+        }
+    }
+    Ok(smallest)
+}
+
+/// How many entries a step up to `bound` would move, counted no further than `cap` + 1.
+fn moved_up_to(
+    conn: &Connection,
+    sources: &[i64],
+    bound: Option<&Key>,
+    cap: usize,
+) -> StoreResult<usize> {
+    let mut total = 0;
+    for &run in sources {
+        let limit = (cap + 1 - total) as i64;
+        let n: i64 = match bound {
+            None => conn
+                .prepare_cached(
+                    "SELECT count(*) FROM (SELECT 1 FROM custom_id_runs WHERE run = ?1 LIMIT ?2)",
+                )?
+                .query_row(params![run, limit], |r| r.get(0))?,
+            Some((site, custom_id, created_at, invite)) => conn
+                .prepare_cached(
+                    "SELECT count(*) FROM (SELECT 1 FROM custom_id_runs WHERE run = ?1
+                       AND (site_id, custom_id, created_at, invite_id) <= (?2, ?3, ?4, ?5)
+                     LIMIT ?6)",
+                )?
+                .query_row(
+                    params![run, site, custom_id, created_at, invite, limit],
+                    |r| r.get(0),
+                )?,
+        };
+        total += n as usize;
+        if total > cap {
+            break;
+        }
+    }
+    Ok(total)
 }
 
 #[cfg(test)]

@@ -340,3 +340,35 @@ fn tiers_grow_by_the_fanout() {
     assert_eq!(s.tier((FLUSH_AT * FANOUT * FANOUT) as i64), 2);
     assert_eq!(s.tier(i64::MAX), 16);
 }
+
+/// Runs of one customId's creates hold different ranges of it: a merge step still moves
+/// a whole budget (from the oldest run), not a share of it per run.
+#[test]
+fn a_merge_of_runs_holding_different_ranges_moves_a_budget_per_step() {
+    let conn = database();
+    let mut upkeep = Upkeep::with_sizes(Sizes {
+        flush_at: 100,
+        fanout: 3,
+        moves_per_job: 1,
+        step: 1_000_000,
+    });
+    for n in 0..300 {
+        create(&conn, SITE, n, Some("same"));
+        if n % 100 == 99 {
+            batch(&conn, &mut upkeep, 100);
+        }
+    }
+    // Three flushed runs, and the merge's target (chosen, not yet moved into).
+    assert_eq!(
+        runs(&conn).iter().map(|r| r.1).collect::<Vec<_>>(),
+        [100, 100, 100, 0]
+    );
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    assert_eq!(merge_step(&conn, &mut upkeep.merges[0], 30).unwrap(), 30);
+    conn.execute_batch("COMMIT").unwrap();
+    assert_eq!(
+        runs(&conn).iter().map(|r| r.1).collect::<Vec<_>>(),
+        [70, 100, 100, 30]
+    );
+    assert_each_entry_once(&conn);
+}
