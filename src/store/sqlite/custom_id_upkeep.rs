@@ -295,29 +295,24 @@ fn merge_sql(verb: &str, bounded: bool) -> String {
 }
 
 /// Moves about `budget` of the smallest entries of the merge's sources to its target, in
-/// order; answers how many. A step moves every entry up to a bound key, the first of these
-/// that moves at most twice the budget: none (the sources' tails); the smallest of the
-/// sources' budget-th keys (at most a budget from each: right when the sources hold
-/// different ranges, as runs of one customId's creates over time do); the smallest of
-/// their share-th keys (at most a budget in all: right when they interleave, as distinct
-/// customIds do). What was moved is deleted from the sources, so an entry erased between
-/// batches is never copied back.
+/// order; answers how many. A step moves every entry up to a bound key: the smallest of
+/// the sources' share-th keys (at most a budget in all), which moves about a budget when
+/// the sources interleave, as distinct customIds do. When it moves less than half of that
+/// (the sources hold different ranges, as runs of one customId's creates over time do,
+/// or little is left), the smallest of their budget-th keys (at most a budget from each),
+/// or else no bound at all, if that moves at most twice the budget. What was moved is
+/// deleted from the sources, so an entry erased between batches is never copied back.
 fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResult<usize> {
     let share = (budget / merge.sources.len().max(1)).max(1);
     let cap = 2 * budget;
-    let mut bound = None;
-    for offset in [None, Some(budget), Some(share)] {
-        let candidate = match offset {
-            None => None,
-            Some(n) => match smallest_nth_key(conn, &merge.sources, n)? {
-                Some(key) => Some(key),
-                // No source has that many entries: a smaller offset bounds nothing more.
-                None => continue,
-            },
-        };
-        bound = candidate;
-        if offset == Some(share) || moved_up_to(conn, &merge.sources, bound.as_ref(), cap)? <= cap {
-            break;
+    let mut bound = smallest_nth_key(conn, &merge.sources, share)?;
+    if bound.is_some() && moved_up_to(conn, &merge.sources, bound.as_ref(), cap)? < budget / 2 {
+        if let Some(wider) = smallest_nth_key(conn, &merge.sources, budget)? {
+            if moved_up_to(conn, &merge.sources, Some(&wider), cap)? <= cap {
+                bound = Some(wider);
+            }
+        } else if moved_up_to(conn, &merge.sources, None, cap)? <= cap {
+            bound = None;
         }
     }
     let mut p: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(merge.target)];
