@@ -1,4 +1,4 @@
-//! Interface §8, the customId filter at volume. On SQLite a customId's invites are found
+//! Interface §8, the customId filter at volume, on either backend. On SQLite a customId's invites are found
 //! in a log and in sorted runs that the writer builds and merges as creates go on
 //! (src/store/sqlite/custom_ids.rs); whichever holds an invite, the list finds it exactly
 //! once, in creation order, with the status filter and the cursor, and an erased invite
@@ -69,16 +69,14 @@ async fn a_custom_ids_invites_are_listed_once_each_in_order_wherever_the_store_k
     // Creation order is the order of ids within a batch of concurrent creates too.
     made.sort();
 
-    let runs: i64 = {
-        let path = app.db_url.strip_prefix("sqlite:").unwrap().to_owned();
+    // On SQLite the test must reach the runs, not only the log (PostgreSQL keeps an index).
+    if let Some(path) = app.db_url.strip_prefix("sqlite:") {
         let conn = rusqlite::Connection::open(path).unwrap();
-        conn.query_row("SELECT count(*) FROM custom_id_runs", [], |r| r.get(0))
-            .unwrap()
-    };
-    assert!(
-        runs >= 2048,
-        "the runs hold {runs} entries: the test must reach them"
-    );
+        let runs: i64 = conn
+            .query_row("SELECT count(*) FROM custom_id_runs", [], |r| r.get(0))
+            .unwrap();
+        assert!(runs >= 2048, "the runs hold {runs} entries");
+    }
 
     // Cancel some and erase some of two users' invites.
     let mut status: BTreeMap<String, &str> =
