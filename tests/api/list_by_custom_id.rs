@@ -4,32 +4,11 @@
 //! once, in creation order, with the status filter and the cursor, and an erased invite
 //! is gone from all of them.
 
-use crate::helpers::{spawn_app, TestApp, TestSite};
+use crate::helpers::spawn_app;
+use crate::list_invites::every_page;
 use futures_util::future::join_all;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::BTreeMap;
-
-/// Every page of `query`, following the cursor: the invite ids in the order listed.
-async fn every_page(app: &TestApp, site: &TestSite, query: &str) -> Vec<String> {
-    let mut listed = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let q = match &cursor {
-            Some(c) => format!("{query}&cursor={c}"),
-            None => query.to_owned(),
-        };
-        let resp = app.list_invites(site, &q).await;
-        assert_eq!(resp.status(), 200, "{q}");
-        let page: Value = resp.json().await.unwrap();
-        for invite in page["data"].as_array().unwrap() {
-            listed.push(invite["inviteId"].as_str().unwrap().to_owned());
-        }
-        match page["nextCursor"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => return listed,
-        }
-    }
-}
 
 /// The ids of invites whose customId was `user`, newest first.
 fn newest_first(made: &[(String, String)], user: &str) -> Vec<String> {

@@ -13,6 +13,28 @@ async fn page(app: &TestApp, site: &TestSite, query: &str) -> Value {
     resp.json().await.unwrap()
 }
 
+/// Every page of `query`, following the cursor: the invite ids in the order listed.
+pub async fn every_page(app: &TestApp, site: &TestSite, query: &str) -> Vec<String> {
+    let mut listed = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let q = match &cursor {
+            Some(c) => format!("{query}&cursor={c}"),
+            None => query.to_owned(),
+        };
+        let body = page(app, site, &q).await;
+        listed.extend(
+            ids(body["data"].as_array().unwrap())
+                .into_iter()
+                .map(str::to_owned),
+        );
+        match body["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => return listed,
+        }
+    }
+}
+
 fn ids(invites: &[Value]) -> Vec<&str> {
     invites
         .iter()
@@ -73,24 +95,7 @@ async fn invites_made_in_the_same_millisecond_list_newest_first() {
         "customId=same-user&limit=9",
         "status=pending&limit=11",
     ] {
-        let mut listed = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let q = match &cursor {
-                Some(c) => format!("{query}&cursor={c}"),
-                None => query.to_owned(),
-            };
-            let body = page(&app, &site, &q).await;
-            listed.extend(
-                ids(body["data"].as_array().unwrap())
-                    .into_iter()
-                    .map(str::to_owned),
-            );
-            match body["nextCursor"].as_str() {
-                Some(c) => cursor = Some(c.to_owned()),
-                None => break,
-            }
-        }
+        let listed = every_page(&app, &site, query).await;
         assert_eq!(listed, made, "{query}");
     }
 }

@@ -69,18 +69,23 @@ pub(super) fn run_sql() -> String {
     source_sql("custom_id_runs c").replace("WHERE", "WHERE c.run = ?10 AND")
 }
 
-/// A slice of one customId's invites: the first `limit` of the log's and of each run's,
-/// newest first. The caller holds one read transaction, so each entry is seen in exactly
-/// one place.
+/// The runs a lookup reads ([`slice`]).
+pub fn runs(conn: &Connection) -> StoreResult<Vec<i64>> {
+    all(conn, "SELECT run FROM custom_id_run_list", [], |r| r.int(0))
+}
+
+/// A slice of one customId's invites: the first `limit` of the log's and of each of
+/// `runs`', newest first. The caller holds one read transaction (in which it read
+/// `runs`), so each entry is seen in exactly one place.
 pub fn slice(
     conn: &Connection,
+    runs: &[i64],
     site: &str,
     s: &InviteSlice,
     custom_id: &str,
 ) -> StoreResult<Vec<InviteRecord>> {
     let limit = i64::try_from(s.limit).unwrap_or(i64::MAX);
     let stored = s.stored.as_str();
-    let runs = all(conn, "SELECT run FROM custom_id_run_list", [], |r| r.int(0))?;
     let from_log = log_sql();
     let from_run = run_sql();
     let base = params![
@@ -97,7 +102,7 @@ pub fn slice(
     let mut found = all(conn, &from_log, base, |row| rows::invite(row, 0))?;
     for run in runs {
         let mut with_run = base.to_vec();
-        with_run.push(&run);
+        with_run.push(run);
         found.extend(all(conn, &from_run, with_run.as_slice(), |row| {
             rows::invite(row, 0)
         })?);

@@ -1,6 +1,6 @@
 use super::*;
 use crate::domain::{CustomId, InviteId, Status};
-use crate::store::sqlite::custom_ids::{log, slice};
+use crate::store::sqlite::custom_ids::{log, runs as listed_runs, slice};
 use crate::store::sqlite::migrations;
 use crate::store::InviteSlice;
 use proptest::prelude::*;
@@ -138,7 +138,7 @@ fn found(conn: &Connection, site: &str, custom_id: &str, limit: usize) -> Vec<St
         before: (i64::MAX, String::new()),
         limit,
     };
-    slice(conn, site, &s, custom_id)
+    slice(conn, &listed_runs(conn).unwrap(), site, &s, custom_id)
         .unwrap()
         .into_iter()
         .map(|r| r.id.as_str().to_owned())

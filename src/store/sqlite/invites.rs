@@ -165,9 +165,15 @@ fn read_slices(
 ) -> StoreResult<Vec<Vec<InviteRecord>>> {
     let site = site.to_string();
     let mut found = Vec::with_capacity(slices.len());
+    // Read once for the page's customId slices, if it has any.
+    let mut runs = None;
     for s in slices {
         if let Some(custom_id) = &s.custom_id {
-            found.push(custom_ids::slice(conn, &site, s, custom_id.as_str())?);
+            let runs = match &runs {
+                Some(runs) => runs,
+                None => runs.insert(custom_ids::runs(conn)?),
+            };
+            found.push(custom_ids::slice(conn, runs, &site, s, custom_id.as_str())?);
             continue;
         }
         let limit = i64::try_from(s.limit).unwrap_or(i64::MAX);
