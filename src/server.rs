@@ -3,18 +3,22 @@
 //! client cannot hold a connection forever; bodies have theirs in the router), and
 //! graceful shutdown that lets in-flight requests finish.
 
-use axum::extract::ConnectInfo;
+use axum::extract::{ConnectInfo, Request};
+use axum::response::Response;
 use axum::{Extension, Router};
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
+use tower_service::Service;
 
 /// Open connections at most; further clients wait in the kernel's accept queue.
 pub const MAX_CONNECTIONS: usize = 4096;
@@ -25,8 +29,12 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Serves `router` on `listener` until `shutdown` is cancelled, then stops accepting and
 /// waits for the connections' in-flight requests.
-pub async fn serve(listener: TcpListener, router: Router, shutdown: CancellationToken) {
-    serve_each(listener, move |_| router.clone(), shutdown).await
+pub async fn serve<S>(listener: TcpListener, service: S, shutdown: CancellationToken)
+where
+    S: Service<Request<Incoming>, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    serve_each(listener, move |_| service.clone(), shutdown).await
 }
 
 /// [`serve`] for a router whose requests need their client's address
@@ -42,11 +50,14 @@ pub async fn serve_with_client_addr(
     serve_each(listener, with_addr, shutdown).await
 }
 
-async fn serve_each(
+async fn serve_each<S>(
     listener: TcpListener,
-    router_for: impl Fn(SocketAddr) -> Router,
+    router_for: impl Fn(SocketAddr) -> S,
     shutdown: CancellationToken,
-) {
+) where
+    S: Service<Request<Incoming>, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();

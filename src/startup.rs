@@ -35,7 +35,7 @@ async fn ensure_receipt_key(store: &dyn Store, now: crate::clock::UnixTime) {
 
 pub struct Application {
     listener: TcpListener,
-    router: axum::Router,
+    router: http::edge::Edge,
     local_addr: SocketAddr,
     public_url: String,
     settings: Settings,

@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod body;
 pub mod console;
+pub mod edge;
 pub mod error;
 pub mod gateway;
 pub mod invites;
@@ -15,15 +16,12 @@ pub mod receipts;
 pub mod verifier;
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::extract::DefaultBodyLimit;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use std::sync::Arc;
 use tokio::sync::Notify;
-use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::compression::CompressionLayer;
 use tower_http::timeout::RequestBodyTimeoutLayer;
-use tower_http::trace::TraceLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -163,7 +161,7 @@ pub struct AppParts {
 }
 
 /// The complete service, ready to serve.
-pub fn router(parts: AppParts) -> Router {
+pub fn router(parts: AppParts) -> edge::Edge {
     let (routes, api) = routes();
     let openapi_json = Bytes::from(api.to_json().expect("the OpenAPI document serializes"));
     let public_url = parts.public_url.trim_end_matches('/').to_owned();
@@ -196,18 +194,7 @@ pub fn router(parts: AppParts) -> Router {
     } else {
         routes
     };
-    routes
-        // Pages and JSON, compressed for clients that ask (gzip, br). No page reflects
-        // what a request sent beside a secret, so BREACH has nothing to work with.
-        .layer(CompressionLayer::new())
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-            // The path only: query strings and headers may carry customIds or secrets.
-            tracing::info_span!("request", method = %req.method(), path = %req.uri().path())
-        }))
-        .layer(CatchPanicLayer::custom(|_| {
-            ApiError::Internal("handler panicked".into()).into_response()
-        }))
-        .with_state(state)
+    edge::Edge::new(routes.with_state(state))
 }
 
 async fn route_not_found() -> Response {

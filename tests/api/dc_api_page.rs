@@ -206,6 +206,8 @@ async fn pages_and_json_are_compressed_for_clients_that_accept_it() {
     let c = DcCase::new().await;
     let plain = c.app.client.get(&c.url).send().await.unwrap();
     assert!(plain.headers().get("content-encoding").is_none());
+    // Uncompressed because not asked, and saying so to caches.
+    assert_eq!(plain.headers()["vary"], "accept-encoding");
     let plain_len = plain.bytes().await.unwrap().len();
     for encoding in ["gzip", "br"] {
         let resp = c
@@ -234,6 +236,16 @@ async fn pages_and_json_are_compressed_for_clients_that_accept_it() {
         .await
         .unwrap();
     assert_eq!(json.headers()["content-encoding"], "gzip");
+    let json = c
+        .app
+        .client
+        .get(c.app.url("/v1/openapi.json"))
+        .send()
+        .await
+        .unwrap();
+    assert!(json.headers().get("content-encoding").is_none());
+    assert_eq!(json.headers()["vary"], "accept-encoding");
+    assert!(json.json::<serde_json::Value>().await.unwrap()["paths"].is_object());
 }
 
 /// The text between the first `open` and the next `close`.

@@ -77,7 +77,7 @@ async fn an_in_flight_request_finishes_during_shutdown() {
         &[],
         &[
             ("AGEGATE_LISTEN", "127.0.0.1:0"),
-            ("RUST_LOG", "info,tower_http=debug"),
+            ("RUST_LOG", "info,agegate::http=debug"),
         ],
     );
     // A request whose body arrives in two parts, with SIGTERM in between.
