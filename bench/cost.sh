@@ -24,6 +24,15 @@ if [[ -z ${BIN:-} ]]; then cargo build --release --quiet --bin agegate; fi
 bin=${BIN:-$PWD/target/release/agegate}
 pin_load=(taskset -c 1)
 source bench/lib.sh
+# CPU ticks of the SQLite threads (writer, checkpointer, readers): the storage's share,
+# apart from the HTTP side's, which the workloads share.
+store_ticks() {
+  local t sum=0
+  for t in /proc/"$1"/task/*; do
+    [[ $(cat "$t/comm" 2>/dev/null) == sqlite-* ]] && ((sum += $(awk '{print $14 + $15}' "$t/stat")))
+  done
+  echo "$sum"
+}
 
 for mode in "${modes[@]}"; do
   work=$(mktemp -d "$PWD/target/cost.XXXXXX")
@@ -41,21 +50,24 @@ for mode in "${modes[@]}"; do
   }
   run 2
   cpu0=$(awk '{print $14 + $15}' "/proc/$server/stat")
+  store0=$(store_ticks "$server")
   io0=$(awk '/^write_bytes/ {print $2}' "/proc/$server/io")
   run "$DURATION"
   cpu1=$(awk '{print $14 + $15}' "/proc/$server/stat")
+  store1=$(store_ticks "$server")
   io1=$(awk '/^write_bytes/ {print $2}' "/proc/$server/io")
   grep -q "Non-2xx" "$work/wrk" && { echo "cost: non-2xx answers" >&2; cat "$work/wrk" >&2; exit 1; }
-  python3 - "$mode" "$work/wrk" "$cpu0" "$cpu1" "$io0" "$io1" "$(getconf CLK_TCK)" <<'PY'
+  python3 - "$mode" "$work/wrk" "$cpu0" "$cpu1" "$io0" "$io1" "$(getconf CLK_TCK)" "$store0" "$store1" <<'PY'
 import re, sys
-mode, wrk, cpu0, cpu1, io0, io1, tck = sys.argv[1:]
+mode, wrk, cpu0, cpu1, io0, io1, tck, store0, store1 = sys.argv[1:]
 text = open(wrk).read()
 n = int(re.search(r"(\d+) requests in", text).group(1))
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
 p99 = re.search(r"^\s+99%\s+(\S+)", text, re.M).group(1)
 cpu = (int(cpu1) - int(cpu0)) / int(tck) / n * 1e6
 kb = (int(io1) - int(io0)) / 1024 / n
-print(f"{mode:9} {rps:9.0f} req/s  p99 {p99:>8}  CPU {cpu:5.1f} µs/create  written {kb:5.2f} KB/create")
+store = (int(store1) - int(store0)) / int(tck) / n * 1e6
+print(f"{mode:9} {rps:9.0f} req/s  p99 {p99:>8}  CPU {cpu:5.1f} µs/create, of which storage {store:5.1f}  written {kb:5.2f} KB/create")
 PY
   kill "$server"; wait "$server" 2>/dev/null || true
   rm -rf "$work"
