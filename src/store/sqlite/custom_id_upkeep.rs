@@ -30,8 +30,10 @@ pub const FANOUT: usize = 16;
 /// entry is merged through (two or three), so this keeps up with any rate.
 const MOVES_PER_JOB: usize = 8;
 /// The fewest entries a merge step moves: the moves a batch earns are saved up to this,
-/// so that a step's fixed cost (a dozen statements) is spread over many entries.
-const STEP: usize = 256;
+/// so that a step's fixed cost (two statements per source, 35 or so in all) is spread
+/// over many entries. 1,024 rather than 256 cut the storage's CPU per create by about
+/// a seventh (BENCHMARKS.md) without a worse create p99.
+const STEP: usize = 1024;
 
 /// How large runs grow and how much a batch moves: the constants above but in tests.
 #[derive(Clone, Copy)]
