@@ -122,7 +122,7 @@ async fn locked_database_answers_503_then_recovers() {
         &[],
         &[
             ("AGEGATE_LISTEN", "127.0.0.1:0"),
-            ("RUST_LOG", "info,tower_http=debug"),
+            ("RUST_LOG", "info,agegate::http=debug"),
         ],
     );
     let server = Server::on(&process);
