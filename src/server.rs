@@ -27,7 +27,7 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long shutdown waits for in-flight requests before it gives up on them.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Serves `router` on `listener` until `shutdown` is cancelled, then stops accepting and
+/// Serves `service` on `listener` until `shutdown` is cancelled, then stops accepting and
 /// waits for the connections' in-flight requests.
 pub async fn serve<S>(listener: TcpListener, service: S, shutdown: CancellationToken)
 where

@@ -133,8 +133,7 @@ impl Future for WithVary {
         let compressible = !headers.contains_key(CONTENT_ENCODING)
             && !headers.contains_key(CONTENT_RANGE)
             && DefaultPredicate::new().should_compress(&response);
-        let named = response
-            .headers()
+        let named = headers
             .get_all(VARY)
             .iter()
             .any(|v| names_accept_encoding(v.as_bytes()));
