@@ -19,6 +19,11 @@
 //!   `data_version` whenever they begin a read transaction and call
 //!   [`InviteCache::checked`]; entries serve reads for [`FRESH_FOR`] after the last check
 //!   only, and a change found empties the cache ([`InviteCache::external_change`]).
+//!   The writer checks too, when a batch takes the write lock: until it lets go no other
+//!   process can commit, so entries serve reads for the whole batch
+//!   ([`InviteCache::write_lock_taken`]) and [`FRESH_FOR`] after it. Without that, a
+//!   writer busy with batches back to back for more than [`FRESH_FOR`] (creates and
+//!   reads mixed) left no read transaction to check, and every status read missed.
 
 use super::InviteRecord;
 use crate::domain::{InviteId, SiteId};
@@ -48,6 +53,17 @@ struct Inner {
     batch_changes: bool,
     /// When the database was last checked for other processes' commits.
     checked_at: Option<Instant>,
+    /// The writer holds the write lock and checked when it took it: no other process can
+    /// commit until it lets go.
+    write_locked: bool,
+}
+
+impl Inner {
+    fn checked(&mut self, at: Instant) {
+        if self.checked_at.is_none_or(|last| last < at) {
+            self.checked_at = Some(at);
+        }
+    }
 }
 
 /// What a read that missed brings back to [`InviteCache::fill`].
@@ -69,6 +85,7 @@ impl InviteCache {
                 epoch: 0,
                 batch_changes: false,
                 checked_at: None,
+                write_locked: false,
             }),
         }
     }
@@ -78,12 +95,13 @@ impl InviteCache {
     }
 
     /// The invite `id` of `site`, if it is kept and the last check for other processes'
-    /// commits is recent enough at `now`.
+    /// commits is recent enough at `now` (or the writer holds the write lock).
     pub fn lookup(&self, site: SiteId, id: &InviteId, now: Instant) -> Lookup {
         let mut inner = self.lock();
-        let fresh = inner
-            .checked_at
-            .is_some_and(|at| now.saturating_duration_since(at) <= FRESH_FOR);
+        let fresh = inner.write_locked
+            || inner
+                .checked_at
+                .is_some_and(|at| now.saturating_duration_since(at) <= FRESH_FOR);
         if fresh {
             if let Some(record) = inner.records.get(id).filter(|r| r.site_id == site) {
                 return Lookup::Hit(record.clone());
@@ -119,9 +137,24 @@ impl InviteCache {
     /// The database was checked for other processes' commits at `at` (the start of the
     /// read transaction that checked).
     pub fn checked(&self, at: Instant) {
+        self.lock().checked(at);
+    }
+
+    /// The writer has taken the write lock and then checked for other processes' commits
+    /// ([`Self::checked`], or [`Self::external_change`]): none can commit while it holds
+    /// the lock.
+    pub fn write_lock_taken(&self) {
+        self.lock().write_locked = true;
+    }
+
+    /// The writer lets go of the write lock (or has lost it: SQLite rolled the batch
+    /// back). `held_at`: an instant at which it still held it, the last one known to
+    /// have seen every other process's commit; `None` when that is not known.
+    pub fn write_lock_released(&self, held_at: Option<Instant>) {
         let mut inner = self.lock();
-        if inner.checked_at.is_none_or(|last| last < at) {
-            inner.checked_at = Some(at);
+        inner.write_locked = false;
+        if let Some(at) = held_at {
+            inner.checked(at);
         }
     }
 

@@ -169,3 +169,27 @@ fn the_least_recently_read_go_first_beyond_capacity() {
     assert!(!hits(&cache, site, &b, now));
     assert!(hits(&cache, site, &c, now));
 }
+
+#[test]
+fn entries_serve_reads_while_the_writer_holds_the_write_lock_and_fresh_for_after_it_held_it() {
+    let at = Instant::now();
+    let cache = checked_cache(8, at);
+    let r = record(SiteId::generate(), Status::Pending);
+    cache.fill(ticket(cache.lookup(r.site_id, &r.id, at)), r.clone());
+    let late = at + 10 * FRESH_FOR;
+    assert!(!hits(&cache, r.site_id, &r, late));
+    cache.write_lock_taken();
+    assert!(
+        hits(&cache, r.site_id, &r, late),
+        "no other process can commit"
+    );
+    cache.write_lock_released(Some(late));
+    assert!(hits(&cache, r.site_id, &r, late + FRESH_FOR));
+    assert!(!hits(&cache, r.site_id, &r, late + 2 * FRESH_FOR));
+    cache.write_lock_taken();
+    cache.write_lock_released(None);
+    assert!(
+        !hits(&cache, r.site_id, &r, late + 2 * FRESH_FOR),
+        "a lock lost at an unknown instant proves nothing"
+    );
+}

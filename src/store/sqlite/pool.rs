@@ -16,6 +16,7 @@ use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
 use rusqlite::Connection;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 use tokio::sync::oneshot;
 
 /// Jobs taken into one transaction at most; bounds the latency one batch adds.
@@ -251,11 +252,12 @@ fn write_loop(
         let mut writer = conn.lock().unwrap_or_else(PoisonError::into_inner);
         writer.end_snapshot();
         tally::discard();
-        let conn = &writer.conn;
-        let begun = end_stale_transaction(conn).and_then(|()| {
-            conn.execute_batch("BEGIN IMMEDIATE")
-                .map_err(StoreError::from)
+        let begun = writer.begin_batch(|conn| {
+            end_stale_transaction(conn)?;
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            Ok(())
         });
+        let conn = &writer.conn;
         if let Err(e) = begun {
             tracing::error!(error = %e, "could not begin a write transaction");
             for job in batch.drain(..) {
@@ -268,7 +270,9 @@ fn write_loop(
             if conn.is_autocommit() {
                 // SQLite rolled the whole transaction back itself (it may, after a full
                 // disk or an I/O error mid-statement): nothing of the batch is stored, and a
-                // job run now would commit on its own. Fail the rest.
+                // job run now would commit on its own. Fail the rest. The lock is gone
+                // too, so the cache no longer counts on it.
+                writer.end_batch(None);
                 job.fail(rolled_back());
                 continue;
             }
@@ -281,7 +285,9 @@ fn write_loop(
         if !conn.is_autocommit() {
             upkeep.run(conn, jobs_run);
         }
-        let commit = if conn.is_autocommit() {
+        // Still under the write lock, unless SQLite rolled the batch back.
+        let held_at = (!conn.is_autocommit()).then(Instant::now);
+        let commit = if held_at.is_none() {
             Err(rolled_back())
         } else {
             // The overview's counts of what the batch changed, in its transaction.
@@ -295,6 +301,7 @@ fn write_loop(
                 let _ = conn.execute_batch("ROLLBACK");
             }
         }
+        writer.end_batch(held_at);
         // Committed or not, the batch is over: the invites it changed may be read again.
         cache.batch_ended();
         drop(writer);

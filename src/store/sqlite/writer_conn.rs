@@ -122,6 +122,29 @@ impl WriterConn {
         (!matches!(result, Err(StoreError::Unavailable(_)))).then_some(result)
     }
 
+    /// Begins a batch: `begin` takes the write lock (`BEGIN IMMEDIATE`), then the
+    /// database is checked for other processes' commits, as a read transaction of lookups
+    /// is. None can commit until the batch ends, so the cache serves reads for all of it
+    /// ([`InviteCache::write_lock_taken`]); the writer says when it lets go
+    /// ([`Self::end_batch`]).
+    pub fn begin_batch(
+        &mut self,
+        begin: impl FnOnce(&Connection) -> StoreResult<()>,
+    ) -> StoreResult<()> {
+        let at = Instant::now();
+        begin(&self.conn)?;
+        self.check_data_version(at)?;
+        self.cache.write_lock_taken();
+        Ok(())
+    }
+
+    /// The batch has let go of the write lock: `held_at` is an instant before its
+    /// `COMMIT` or `ROLLBACK` began, `None` if SQLite rolled the transaction back itself
+    /// (when is not known).
+    pub fn end_batch(&self, held_at: Option<Instant>) {
+        self.cache.write_lock_released(held_at);
+    }
+
     /// Starts the read transaction (a pragma that reads the database header) and tells
     /// the cache whether another process has committed since the last check.
     fn check_data_version(&mut self, begun: Instant) -> rusqlite::Result<()> {

@@ -247,3 +247,65 @@ fn a_snapshot_is_ended_once_it_is_older_than_its_age() {
     assert_eq!(writer.end_stale_snapshot(), None);
     assert!(writer.conn.is_autocommit(), "ended");
 }
+
+#[test]
+fn a_batch_checks_for_other_processes_commits_when_it_takes_the_write_lock_and_the_cache_serves_reads_until_it_lets_go(
+) {
+    use crate::domain::invite::Status;
+    use crate::domain::{InviteId, SiteId};
+    use crate::store::invite_cache::{Lookup, FRESH_FOR};
+    use crate::store::InviteRecord;
+    let (_dir, mut writer, other) = open();
+    let site = SiteId::generate();
+    let record = InviteRecord {
+        id: InviteId::generate(1_700_000_000_000),
+        site_id: site,
+        custom_id: None,
+        stored_status: Status::Pending,
+        created_at: 1,
+        expires_at: 86_401,
+        method: None,
+    };
+    store_invite(&other, record.id.as_str(), &site.to_string());
+    let cache = writer.cache.clone();
+    let kept_at = |at: Instant| matches!(cache.lookup(site, &record.id, at), Lookup::Hit(_));
+    let begin = |conn: &Connection| -> StoreResult<()> {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(())
+    };
+    writer.begin_batch(begin).unwrap();
+    writer.conn.execute_batch("ROLLBACK").unwrap();
+    writer.end_batch(Some(Instant::now()));
+    let Lookup::Miss(ticket) = cache.lookup(site, &record.id, Instant::now()) else {
+        panic!("kept before it was read")
+    };
+    cache.fill(ticket, record.clone());
+
+    // Another process changes an invite; the next batch's check finds it.
+    other
+        .execute("UPDATE invites SET status = 'verified'", [])
+        .unwrap();
+    writer.begin_batch(begin).unwrap();
+    assert!(
+        !kept_at(Instant::now()),
+        "the batch's check emptied the cache"
+    );
+    let Lookup::Miss(ticket) = cache.lookup(site, &record.id, Instant::now()) else {
+        unreachable!()
+    };
+    cache.fill(ticket, record.clone());
+    // While the batch holds the lock no other process can commit: entries serve reads
+    // however long it takes, and for FRESH_FOR after the instant it last held it.
+    assert!(kept_at(Instant::now() + 100 * FRESH_FOR));
+    let held_at = Instant::now();
+    writer.conn.execute_batch("COMMIT").unwrap();
+    writer.end_batch(Some(held_at));
+    assert!(kept_at(held_at + FRESH_FOR));
+    assert!(!kept_at(held_at + 2 * FRESH_FOR));
+
+    // A batch SQLite rolled back on its own lost the lock at an unknown instant.
+    writer.begin_batch(begin).unwrap();
+    writer.conn.execute_batch("ROLLBACK").unwrap();
+    writer.end_batch(None);
+    assert!(!kept_at(held_at + 2 * FRESH_FOR));
+}
