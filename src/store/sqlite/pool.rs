@@ -89,8 +89,8 @@ pub struct Pool {
 
 impl Pool {
     /// Starts the writer, one reader thread per reader connection, and the checkpointer.
-    /// The writer tells `cache` when a batch has ended, and its connection's lookups
-    /// check for other processes' commits on its behalf.
+    /// The writer's connection tells `cache` when a batch has ended, and its lookups check
+    /// for other processes' commits on its behalf.
     pub fn start(connections: Connections, cache: Arc<InviteCache>) -> std::io::Result<Self> {
         let Connections {
             writer,
@@ -110,7 +110,7 @@ impl Pool {
             .name("sqlite-writer".into())
             .spawn(move || {
                 let _stopped = FailOnPanic(&jobs);
-                write_loop(&conn, &jobs, committed, &cache);
+                write_loop(&conn, &jobs, committed);
             })?;
         let (rtx, rrx) = crossbeam_channel::unbounded::<ReadJob>();
         for (i, conn) in readers.into_iter().enumerate() {
@@ -226,12 +226,7 @@ impl Pool {
     }
 }
 
-fn write_loop(
-    conn: &Mutex<WriterConn>,
-    jobs: &Queue<Box<dyn WriteJob>>,
-    committed: Committed,
-    cache: &InviteCache,
-) {
+fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committed: Committed) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut finishes: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
     // While lookups share a read transaction, the writer wakes to end it at its age.
@@ -270,8 +265,8 @@ fn write_loop(
             if conn.is_autocommit() {
                 // SQLite rolled the whole transaction back itself (it may, after a full
                 // disk or an I/O error mid-statement): nothing of the batch is stored, and a
-                // job run now would commit on its own. Fail the rest. The lock is gone
-                // too, so the cache no longer counts on it.
+                // job run now would commit on its own. Fail the rest. The lock and the
+                // batch's changes are gone too: the cache counts on neither.
                 writer.end_batch(None);
                 job.fail(rolled_back());
                 continue;
@@ -301,9 +296,8 @@ fn write_loop(
                 let _ = conn.execute_batch("ROLLBACK");
             }
         }
-        writer.end_batch(held_at);
         // Committed or not, the batch is over: the invites it changed may be read again.
-        cache.batch_ended();
+        writer.end_batch(held_at);
         drop(writer);
         if commit.is_ok() {
             committed.notify();

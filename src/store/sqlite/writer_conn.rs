@@ -138,11 +138,13 @@ impl WriterConn {
         Ok(())
     }
 
-    /// The batch has let go of the write lock: `held_at` is an instant before its
-    /// `COMMIT` or `ROLLBACK` began, `None` if SQLite rolled the transaction back itself
-    /// (when is not known).
+    /// The batch is over and has let go of the write lock: `held_at` is an instant
+    /// before its `COMMIT` or `ROLLBACK` began, `None` if SQLite rolled the transaction
+    /// back itself (when is not known). The invites it changed may be cached again
+    /// ([`InviteCache::batch_ended`]).
     pub fn end_batch(&self, held_at: Option<Instant>) {
         self.cache.write_lock_released(held_at);
+        self.cache.batch_ended();
     }
 
     /// Starts the read transaction (a pragma that reads the database header) and tells

@@ -114,15 +114,12 @@ fn store_invite(conn: &Connection, id: &str, site: &str) {
     .unwrap();
 }
 
-#[test]
-fn another_processes_change_of_an_invite_empties_the_invite_cache_and_nothing_else_does() {
+/// A pending invite of a new site, committed by `conn`: the site and the invite's record.
+fn stored_invite(conn: &Connection) -> (crate::domain::SiteId, crate::store::InviteRecord) {
     use crate::domain::invite::Status;
     use crate::domain::{InviteId, SiteId};
-    use crate::store::invite_cache::Lookup;
-    use crate::store::InviteRecord;
-    let (_dir, mut writer, other) = open();
     let site = SiteId::generate();
-    let record = InviteRecord {
+    let record = crate::store::InviteRecord {
         id: InviteId::generate(1_700_000_000_000),
         site_id: site,
         custom_id: None,
@@ -131,7 +128,16 @@ fn another_processes_change_of_an_invite_empties_the_invite_cache_and_nothing_el
         expires_at: 86_401,
         method: None,
     };
-    store_invite(&other, record.id.as_str(), &site.to_string());
+    store_invite(conn, record.id.as_str(), &site.to_string());
+    (site, record)
+}
+
+#[test]
+fn another_processes_change_of_an_invite_empties_the_invite_cache_and_nothing_else_does() {
+    use crate::domain::SiteId;
+    use crate::store::invite_cache::Lookup;
+    let (_dir, mut writer, other) = open();
+    let (site, record) = stored_invite(&other);
     let cache = writer.cache.clone();
     let kept = |cache: &InviteCache| {
         matches!(
@@ -251,22 +257,9 @@ fn a_snapshot_is_ended_once_it_is_older_than_its_age() {
 #[test]
 fn a_batch_checks_for_other_processes_commits_when_it_takes_the_write_lock_and_the_cache_serves_reads_until_it_lets_go(
 ) {
-    use crate::domain::invite::Status;
-    use crate::domain::{InviteId, SiteId};
     use crate::store::invite_cache::{Lookup, FRESH_FOR};
-    use crate::store::InviteRecord;
     let (_dir, mut writer, other) = open();
-    let site = SiteId::generate();
-    let record = InviteRecord {
-        id: InviteId::generate(1_700_000_000_000),
-        site_id: site,
-        custom_id: None,
-        stored_status: Status::Pending,
-        created_at: 1,
-        expires_at: 86_401,
-        method: None,
-    };
-    store_invite(&other, record.id.as_str(), &site.to_string());
+    let (site, record) = stored_invite(&other);
     let cache = writer.cache.clone();
     let kept_at = |at: Instant| matches!(cache.lookup(site, &record.id, at), Lookup::Hit(_));
     let begin = |conn: &Connection| -> StoreResult<()> {
