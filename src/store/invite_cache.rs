@@ -2,8 +2,10 @@
 //! same invite: sites poll an invite's status several times while its visitor verifies,
 //! and an entry costs a few hundred bytes where the page holding the row costs 4 KiB of
 //! SQLite's page cache (at a million invites a status read otherwise copies its leaf
-//! page in from the OS). Only the SQLite backend uses it: one process owns the writes,
-//! so it sees each change as it commits. No I/O here.
+//! page in from the OS). No I/O here. The rules below are SQLite's, where one process
+//! owns the writes and sees each change as it commits; PostgreSQL keeps entries fresh
+//! another way, with change notifications and a sync per read ([`InviteCache::peek`],
+//! `postgres::status_sync`).
 //!
 //! Coherence, the one rule that matters: a read never returns a record older than a
 //! change this process has committed, nor one another process committed more than
@@ -156,6 +158,33 @@ impl InviteCache {
         if let Some(at) = held_at {
             inner.checked(at);
         }
+    }
+
+    /// PostgreSQL: the invite `id` was changed or erased, by this node or another (a
+    /// notification, or a change made here); a read that began before it keeps nothing.
+    pub fn changed(&self, id: &InviteId) {
+        let mut inner = self.lock();
+        inner.records.remove(id);
+        inner.epoch += 1;
+    }
+
+    /// PostgreSQL: the record kept of `id` for `site`, however old the last check. Only
+    /// for a caller that has synced with the database's change notifications since the
+    /// read began (`postgres::status_sync`), which is what makes an entry fresh there.
+    pub fn peek(&self, site: SiteId, id: &InviteId) -> Option<InviteRecord> {
+        let mut inner = self.lock();
+        inner.records.get(id).filter(|r| r.site_id == site).cloned()
+    }
+
+    /// Whether an entry of `id` for `site` is kept (without touching its recency).
+    pub fn holds(&self, site: SiteId, id: &InviteId) -> bool {
+        let inner = self.lock();
+        inner.records.peek(id).is_some_and(|r| r.site_id == site)
+    }
+
+    /// PostgreSQL: the ticket for a read of the database about to begin.
+    pub fn ticket(&self) -> Ticket {
+        Ticket(self.lock().epoch)
     }
 
     /// Another process committed: nothing kept can be trusted.

@@ -193,3 +193,38 @@ fn entries_serve_reads_while_the_writer_holds_the_write_lock_and_fresh_for_after
         "a lock lost at an unknown instant proves nothing"
     );
 }
+
+#[test]
+fn a_notified_change_drops_the_entry_and_refuses_a_fill_by_a_read_that_began_before_it() {
+    let cache = InviteCache::new(8);
+    let site = SiteId::generate();
+    let (r, other) = (record(site, Status::Pending), record(site, Status::Pending));
+    cache.fill(cache.ticket(), r.clone());
+    assert_eq!(cache.peek(site, &r.id), Some(r.clone()));
+    let before = cache.ticket();
+    cache.changed(&r.id);
+    assert_eq!(cache.peek(site, &r.id), None);
+    assert!(!cache.holds(site, &r.id));
+    // Any notified change refuses a read that began before it: it may have seen the old row.
+    cache.fill(before, other.clone());
+    assert_eq!(cache.peek(site, &other.id), None);
+    cache.fill(cache.ticket(), other.clone());
+    assert_eq!(cache.peek(site, &other.id), Some(other));
+}
+
+#[test]
+fn peek_answers_what_is_kept_for_its_site_only_and_however_old_the_last_check() {
+    // Never checked for other processes' commits: `lookup` misses, `peek` (for a caller
+    // that synced itself) answers.
+    let cache = InviteCache::new(8);
+    let (mine, theirs) = (SiteId::generate(), SiteId::generate());
+    let r = record(mine, Status::Verified);
+    cache.fill(cache.ticket(), r.clone());
+    assert!(!hits(&cache, mine, &r, Instant::now()));
+    assert!(cache.holds(mine, &r.id));
+    assert_eq!(cache.peek(mine, &r.id), Some(r.clone()));
+    assert!(!cache.holds(theirs, &r.id));
+    assert_eq!(cache.peek(theirs, &r.id), None);
+    cache.external_change();
+    assert!(!cache.holds(mine, &r.id));
+}

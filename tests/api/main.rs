@@ -36,6 +36,7 @@ mod multinode;
 mod openapi;
 mod pg;
 mod pg_faults;
+mod pg_status_cache;
 mod process;
 mod receipt_keys;
 pub mod receipts;

@@ -1,7 +1,8 @@
 //! Status reads never answer older than a change already made: the SQLite backend keeps
 //! lately read invites in memory (`store::invite_cache`), so every way an invite changes
 //! is read back at once on the same server, and within milliseconds on another server
-//! sharing the file. On PostgreSQL the same rules hold without a cache.
+//! sharing the file. On PostgreSQL they run too, with two nodes (the cache there keeps
+//! itself coherent by notifications and syncs: `pg_status_cache.rs`).
 
 use crate::helpers::{assert_error, cli_site, client, spawn_app, temp_db, ServerProcess, TestSite};
 use serde_json::Value;

@@ -5,7 +5,7 @@
 
 use deadpool_postgres::{HookError, PoolError, TimeoutType};
 
-use super::CONNECTION_TIMEOUT;
+use super::connect::CONNECTION_TIMEOUT;
 
 use crate::store::{describe, StoreError};
 

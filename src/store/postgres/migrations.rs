@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0006_dc_api.sql"),
     include_str!("migrations/0007_console.sql"),
     include_str!("migrations/0008_more_kinds.sql"),
+    include_str!("migrations/0009_invite_changed.sql"),
 ];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).

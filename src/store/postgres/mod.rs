@@ -9,6 +9,7 @@
 //! proxy; a URL that demands TLS (`sslmode=require`) is refused when connecting.
 
 mod batch;
+mod connect;
 mod console;
 mod erasure;
 mod errors;
@@ -19,38 +20,27 @@ mod receipts;
 mod rows;
 mod shared;
 mod sites;
+mod status_sync;
 mod webhooks;
 
 use crate::domain::webhook::EventId;
 use crate::receipt::Evidence;
 use std::time::Duration;
 
-use deadpool_postgres::{
-    ClientWrapper, GenericClient, Hook, HookError, Manager, ManagerConfig, Object, Pool,
-    RecyclingMethod, Runtime,
-};
+use deadpool_postgres::{GenericClient, Object, Pool};
 use tokio_postgres::types::ToSql;
-use tokio_postgres::NoTls;
 
 use super::rows::Columns;
 use super::{
-    describe, AdminStore, AfterAttempt, AnswerOutcome, Attempt, CancelOutcome, CreateOutcome,
+    AdminStore, AfterAttempt, AnswerOutcome, Attempt, CancelOutcome, CreateOutcome,
     CredentialRecord, DbOptions, DueEvent, EventRecord, GatewayInvite, InviteRecord, InviteSlice,
     InviteStore, NewCredential, NewInvite, NewSite, Outbox, PresentationStore, RetentionStore,
-    RevokeOutcome, SiteRecord, SiteUpdate, StoreError, StoreResult, VerifyOutcome,
+    RevokeOutcome, SiteRecord, SiteUpdate, StoreResult, VerifyOutcome,
 };
 use crate::clock::{UnixMillis, UnixTime};
 use crate::domain::{
     IdempotentRequest, InviteId, PresentationRequest, SiteId, VerifyMethod, WebhookSecret,
 };
-
-/// How long to wait for a connection (a new one, or a free one from the pool): short, so
-/// requests fail fast with 503 while PostgreSQL is away instead of piling up.
-const CONNECTION_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Idle time before TCP keepalive probes start, so a silently dropped connection is
-/// noticed in about a minute rather than the system's two hours.
-const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
 
 pub fn is_postgres_url(database_url: &str) -> bool {
     database_url.starts_with("postgres://") || database_url.starts_with("postgresql://")
@@ -64,13 +54,17 @@ pub struct PostgresStore {
     inserts: batch::Batcher<invites::InsertBatch>,
     /// The status API's reads, batched.
     reads: batch::Batcher<invites::ReadBatch>,
+    /// Status reads already made, answered from memory after a sync.
+    status: status_sync::StatusSync,
 }
 
 impl PostgresStore {
     /// Connects (failing within a few seconds if PostgreSQL does not answer) and migrates.
     pub async fn open(database_url: &str, options: &DbOptions) -> StoreResult<Self> {
-        let pool = pool(database_url, options)?;
+        let config = connect::config(database_url)?;
+        let pool = connect::pool(config.clone(), options)?;
         let store = Self {
+            status: status_sync::StatusSync::new(config),
             shared: shared::Shared::new(pool.clone()),
             inserts: batch::Batcher::start(pool.clone()),
             reads: batch::Batcher::start(pool.clone()),
@@ -84,45 +78,6 @@ impl PostgresStore {
     async fn client(&self) -> StoreResult<Object> {
         Ok(self.pool.get().await?)
     }
-}
-
-fn pool(database_url: &str, options: &DbOptions) -> StoreResult<Pool> {
-    let mut config: tokio_postgres::Config = database_url
-        .parse()
-        .map_err(|e: tokio_postgres::Error| StoreError::UnsupportedUrl(describe(&e)))?;
-    config.connect_timeout(CONNECTION_TIMEOUT);
-    config.keepalives_idle(KEEPALIVE_IDLE);
-    if config.get_application_name().is_none() {
-        config.application_name("agegate");
-    }
-    let manager = Manager::from_config(
-        config,
-        NoTls,
-        // `Fast` only checks that a connection is open: no round trip per checkout. A
-        // connection PostgreSQL dropped is closed on its first failed use and replaced.
-        ManagerConfig {
-            recycling_method: RecyclingMethod::Fast,
-        },
-    );
-    // Set on every connection the pool makes, new or re-made after PostgreSQL comes back.
-    // A SET rather than a start-up option, which poolers such as PgBouncer refuse.
-    let set_timeout = format!(
-        "SET statement_timeout = {}",
-        options.statement_timeout.as_millis()
-    );
-    let post_create = Hook::async_fn(move |client: &mut ClientWrapper, _| {
-        let sql = set_timeout.clone();
-        Box::pin(async move { client.batch_execute(&sql).await.map_err(HookError::Backend) })
-    });
-    Pool::builder(manager)
-        .max_size(options.pool_size.max(1))
-        .post_create(post_create)
-        .runtime(Runtime::Tokio1)
-        .wait_timeout(Some(CONNECTION_TIMEOUT))
-        .create_timeout(Some(CONNECTION_TIMEOUT))
-        .recycle_timeout(Some(CONNECTION_TIMEOUT))
-        .build()
-        .map_err(|e| StoreError::database(&e))
 }
 
 type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
@@ -215,7 +170,17 @@ impl InviteStore for PostgresStore {
     }
 
     async fn invite(&self, site: SiteId, id: &InviteId) -> StoreResult<Option<InviteRecord>> {
-        self.reads.call((site, id.clone())).await
+        // Status polls: from memory when the invite was read before, once the node has
+        // synced with the change notifications (`status_sync`).
+        if let Some(record) = self.status.cached(site, id).await {
+            return Ok(Some(record));
+        }
+        let ticket = self.status.ticket();
+        let found = self.reads.call((site, id.clone())).await?;
+        if let Some(record) = &found {
+            self.status.fill(ticket, record.clone());
+        }
+        Ok(found)
     }
 
     async fn verify_invite(
