@@ -9,18 +9,21 @@
 #   bash bench/ab.sh HEAD~1 HEAD                     # git revisions (built into target/ab)
 #   bash bench/ab.sh /tmp/old-agegate target/release/agegate --workload create
 #   bash bench/ab.sh HEAD HEAD --pairs 10            # A/A: how far apart equal builds land
+#   bash bench/ab.sh HEAD~1 HEAD --postgres --workload get   # on PostgreSQL (one cluster,
+#                                                    # a database per build, on SERVER_CPU)
 #
 # Options: --workload create|get|mixed|create-no-id|create-same-id (mixed; creates carry
 # distinct customIds, scattered, as in bench/run.sh), --pairs N (8), --duration S (4),
 # --preload N (20000), --reads N (GETs read N ids drawn afresh at random from those
-# stored before every run, as bench/run.sh does; default: all of them). Environment:
+# stored before every run, as bench/run.sh does; default: all of them), --postgres.
+# Environment:
 # CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1). Before every run the database file is
 # read once, as bench/run.sh does (this VM pages out file pages left unread for 60 s).
 # Bounded: PAIRS × 2 wrk runs of DURATION seconds, after the preloads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WORKLOAD=mixed PAIRS=8 DURATION=4 PRELOAD=20000 READS=0 builds=()
+WORKLOAD=mixed PAIRS=8 DURATION=4 PRELOAD=20000 READS=0 BACKEND=sqlite builds=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --workload) WORKLOAD=$2; shift 2 ;;
@@ -28,7 +31,8 @@ while [[ $# -gt 0 ]]; do
     --duration) DURATION=$2; shift 2 ;;
     --preload) PRELOAD=$2; shift 2 ;;
     --reads) READS=$2; shift 2 ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    --postgres) BACKEND=postgres; shift ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
     -*) echo "ab: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) builds+=("$1"); shift ;;
   esac
@@ -77,20 +81,27 @@ bin_b=$(binary "${builds[1]}")
 
 work=$(mktemp -d "$PWD/target/ab.XXXXXX")
 servers=()
-trap 'kill "${servers[@]}" 2>/dev/null || true; wait 2>/dev/null || true; [[ ${KEEP:-0} == 1 ]] && echo "kept $work" || rm -rf "$work"' EXIT
+trap 'kill "${servers[@]}" 2>/dev/null || true; wait 2>/dev/null || true; stop_pg 2>/dev/null || true; [[ ${KEEP:-0} == 1 ]] && echo "kept $work" || rm -rf "$work"' EXIT
 pin_load=(taskset -c "$LOAD_CPU")
 source bench/lib.sh
+if [[ $BACKEND == postgres ]]; then
+  [[ -x $(pg_bin)/initdb ]] || { echo "ab: no PostgreSQL (bash scripts/setup.sh)" >&2; exit 1; }
+  pin_pg=(taskset -c "$SERVER_CPU")
+  start_pg a b
+fi
 
 declare -A port site auth
 for side in a b; do
   bin=bin_$side
   mkdir "$work/$side"
+  url=sqlite:$work/$side/db
+  [[ $BACKEND == postgres ]] && url=postgres://postgres@127.0.0.1:$PG_PORT/$side
   port[$side]=$(free_port)
-  RUST_LOG=warn taskset -c "$SERVER_CPU" "${!bin}" --database-url "sqlite:$work/$side/db" \
+  RUST_LOG=warn taskset -c "$SERVER_CPU" "${!bin}" --database-url "$url" \
     serve --listen "127.0.0.1:${port[$side]}" 2>"$work/$side/log" &
   servers+=($!)
   wait_up "${port[$side]}"
-  new_site "${!bin}" "sqlite:$work/$side/db"
+  new_site "${!bin}" "$url"
   site[$side]=$SITE auth[$side]=$AUTH
   preload "${port[$side]}" "$PRELOAD" "$work/$side/ids"
 done
@@ -98,7 +109,7 @@ done
 one() { # side → "req/s p99"
   local ids=$work/$1/ids
   if ((READS > 0)); then shuf -n "$READS" "$ids" >"$work/ids.run"; ids=$work/ids.run; fi
-  cat "$work/$1/db" >/dev/null
+  [[ -f $work/$1/db ]] && cat "$work/$1/db" >/dev/null
   sleep 0.3
   "${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/wrk/invites.lua \
     "http://127.0.0.1:${port[$1]}" -- "$mode" "${site[$1]}" "${auth[$1]}" "$ids" "$custom_ids" "$ID_BLOCK" >"$work/wrk"
@@ -106,7 +117,7 @@ one() { # side → "req/s p99"
   echo "$(awk '/Requests\/sec/ {print $2}' "$work/wrk") $(awk '$1 == "99%" {print $2}' "$work/wrk")"
 }
 
-echo "A: ${builds[0]}  B: ${builds[1]}  ($WORKLOAD, $PAIRS pairs of ${DURATION}s, $PRELOAD invites each)"
+echo "A: ${builds[0]}  B: ${builds[1]}  ($BACKEND, $WORKLOAD, $PAIRS pairs of ${DURATION}s, $PRELOAD invites each)"
 for i in $(seq "$PAIRS"); do
   # A pair's two runs send the same customIds, each to a database of its own.
   next_block

@@ -72,12 +72,11 @@ pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  [[ -d $work/pg ]] && as_pg "$pgbin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+  stop_pg
   if [[ ${KEEP:-0} == 1 ]]; then echo "bench: kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 source bench/lib.sh
-as_pg() { if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
 start_agegate() { # label database-url → AG_PID AG_PORT SITE AUTH, and a ceiling with the same site: CE_PID CE_PORT
   AG_PORT=$(free_port)
@@ -160,16 +159,10 @@ if [[ $SQLITE == yes ]]; then
 fi
 
 if [[ $POSTGRES == yes ]]; then
-  [[ $(id -u) -eq 0 ]] && chown postgres "$work"
-  as_pg "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust --no-sync >/dev/null
-  pgport=$(free_port)
   pin_pg=()
   [[ ${#pin_server[@]} -gt 0 ]] && pin_pg=(taskset -c "${PG_CPU:-$SERVER_CPU}")
-  as_pg "${pin_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c synchronous_commit=on -c max_connections=100" \
-    start >/dev/null
-  psql -X -q "postgres://postgres@127.0.0.1:$pgport/postgres" -c "CREATE DATABASE bench" -f bench/pg_warm.sql
-  start_agegate postgres "postgres://postgres@127.0.0.1:$pgport/bench"
+  start_pg bench
+  start_agegate postgres "postgres://postgres@127.0.0.1:$PG_PORT/bench"
   preload "$AG_PORT" "$PRELOAD" "$work/ids.postgres"
   phase postgres "$work/ids.postgres" get create create-no-id create-same-id
   stop_servers

@@ -11,6 +11,7 @@
 //! merge has left to do lives in memory only: after a restart or a failed commit it is
 //! forgotten, and a half-written run is just a smaller run, merged like any other.
 
+use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 
 use super::query::exec_cached;
@@ -30,9 +31,9 @@ pub const FANOUT: usize = 16;
 /// entry is merged through (two or three), so this keeps up with any rate.
 const MOVES_PER_JOB: usize = 8;
 /// The fewest entries a merge step moves: the moves a batch earns are saved up to this,
-/// so that a step's fixed cost (two statements per source, 35 or so in all) is spread
-/// over many entries. 1,024 rather than 256 cut the storage's CPU per create by about
-/// a seventh (BENCHMARKS.md) without a worse create p99.
+/// so that a step's fixed cost (a seek into every source per statement, and a look at
+/// each afterwards) is spread over many entries. 1,024 rather than 256 cut the
+/// storage's CPU per create by about a seventh (BENCHMARKS.md) without a worse p99.
 const STEP: usize = 1024;
 
 /// How large runs grow and how much a batch moves: the constants above but in tests.
@@ -272,84 +273,79 @@ fn add_entries(conn: &Connection, run: i64, n: i64) -> StoreResult<()> {
     Ok(())
 }
 
-/// The most runs one merge drains ([`merge_sql`]'s parameters).
+/// The most runs one merge drains ([`smallest_sql`]'s parameters).
 const MAX_SOURCES: usize = 16;
 const _: () = assert!(FANOUT <= MAX_SOURCES);
 
-/// An entry's key, as the runs order it.
-type Key = (String, String, i64, String);
-
+/// The key the runs are ordered by, after the run.
 const KEY: &str = "site_id, custom_id, created_at, invite_id";
 
-/// `?1` the target, `?2`… the [`MAX_SOURCES`] sources (unused ones 0, never a run), and
-/// for a bounded step the next four the largest key it moves.
-fn merge_sql(verb: &str, bounded: bool) -> String {
-    let sources: Vec<String> = (2..2 + MAX_SOURCES).map(|i| format!("?{i}")).collect();
-    let sources = sources.join(", ");
-    let b = 2 + MAX_SOURCES;
-    let bound = if bounded {
-        format!(
-            "AND (site_id, custom_id, created_at, invite_id) <= (?{}, ?{}, ?{}, ?{})",
+/// The [`MAX_SOURCES`] sources as one ordered stream: `?2`… the sources (unused ones 0,
+/// never a run), `?18` how many entries. A compound SELECT with an ORDER BY is a merge of
+/// its arms, each read in its run's order, so SQLite reads about `?18` entries, not the
+/// sources.
+fn smallest_sql() -> String {
+    let arms: Vec<String> = (2..2 + MAX_SOURCES)
+        .map(|i| format!("SELECT {KEY} FROM custom_id_runs WHERE run = ?{i}"))
+        .collect();
+    format!(
+        "SELECT ?1, {KEY} FROM ({} ORDER BY {KEY} LIMIT ?{})",
+        arms.join(" UNION ALL "),
+        2 + MAX_SOURCES
+    )
+}
+
+/// Moves the `budget` smallest entries of the merge's sources to its target, in order,
+/// and deletes them from the sources: every source entry up to the last one moved (the
+/// target's largest), since the step took the smallest of all. Answers how many moved.
+/// Deleting in the same step means an entry erased between batches is never copied back.
+fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResult<usize> {
+    let mut p = vec![Value::Integer(merge.target)];
+    for i in 0..MAX_SOURCES {
+        p.push(Value::Integer(merge.sources.get(i).copied().unwrap_or(0)));
+    }
+    p.push(Value::Integer(budget as i64));
+    let insert = format!("INSERT INTO custom_id_runs (run, {KEY}) {}", smallest_sql());
+    let moved = conn
+        .prepare_cached(&insert)?
+        .execute(rusqlite::params_from_iter(p.iter()))?;
+    if moved > 0 {
+        // The last key moved: the target's largest.
+        let last = conn
+            .prepare_cached(&format!(
+                "SELECT {KEY} FROM custom_id_runs WHERE run = ?1
+                 ORDER BY site_id DESC, custom_id DESC, created_at DESC, invite_id DESC LIMIT 1"
+            ))?
+            .query_row([merge.target], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            })?;
+        let sources: Vec<String> = (2..2 + MAX_SOURCES).map(|i| format!("?{i}")).collect();
+        let b = 2 + MAX_SOURCES;
+        let mut d = p[..1 + MAX_SOURCES].to_vec();
+        d.extend([
+            Value::Text(last.0),
+            Value::Text(last.1),
+            Value::Integer(last.2),
+            Value::Text(last.3),
+        ]);
+        // `?1` (the target) is left unused, which SQLite allows: the parameters bind.
+        conn.prepare_cached(&format!(
+            "DELETE FROM custom_id_runs WHERE run IN ({})
+               AND ({KEY}) <= (?{}, ?{}, ?{}, ?{})",
+            sources.join(", "),
             b,
             b + 1,
             b + 2,
             b + 3
-        )
-    } else {
-        String::new()
-    };
-    let order = if verb.starts_with("INSERT") {
-        "ORDER BY site_id, custom_id, created_at, invite_id"
-    } else {
-        ""
-    };
-    format!("{verb} FROM custom_id_runs WHERE run IN ({sources}) {bound} {order}")
-}
-
-/// Moves about `budget` of the smallest entries of the merge's sources to its target, in
-/// order; answers how many. A step moves every entry up to a bound key: the smallest of
-/// the sources' share-th keys (at most a budget in all), which moves about a budget when
-/// the sources interleave, as distinct customIds do. When it moves less than half of that
-/// (the sources hold different ranges, as runs of one customId's creates over time do,
-/// or little is left), the smallest of their budget-th keys (at most a budget from each),
-/// or else no bound at all, if that moves at most twice the budget. What was moved is
-/// deleted from the sources, so an entry erased between batches is never copied back.
-fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResult<usize> {
-    let share = (budget / merge.sources.len().max(1)).max(1);
-    let cap = 2 * budget;
-    let mut bound = smallest_nth_key(conn, &merge.sources, share)?;
-    if bound.is_some() && moved_up_to(conn, &merge.sources, bound.as_ref(), cap)? < budget / 2 {
-        if let Some(wider) = smallest_nth_key(conn, &merge.sources, budget)? {
-            if moved_up_to(conn, &merge.sources, Some(&wider), cap)? <= cap {
-                bound = Some(wider);
-            }
-        } else if moved_up_to(conn, &merge.sources, None, cap)? <= cap {
-            bound = None;
-        }
+        ))?
+        .execute(rusqlite::params_from_iter(d.iter()))?;
+        add_entries(conn, merge.target, moved as i64)?;
     }
-    let mut p: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(merge.target)];
-    for i in 0..MAX_SOURCES {
-        p.push(Box::new(merge.sources.get(i).copied().unwrap_or(0)));
-    }
-    if let Some((site, custom_id, created_at, invite)) = bound.clone() {
-        p.push(Box::new(site));
-        p.push(Box::new(custom_id));
-        p.push(Box::new(created_at));
-        p.push(Box::new(invite));
-    }
-    let bounded = bound.is_some();
-    let insert = merge_sql(
-        "INSERT INTO custom_id_runs (run, site_id, custom_id, created_at, invite_id)
-         SELECT ?1, site_id, custom_id, created_at, invite_id",
-        bounded,
-    );
-    let moved = conn
-        .prepare_cached(&insert)?
-        .execute(rusqlite::params_from_iter(p.iter()))?;
-    // The DELETE leaves `?1` unused, which SQLite allows: the same parameters bind.
-    conn.prepare_cached(&merge_sql("DELETE", bounded))?
-        .execute(rusqlite::params_from_iter(p.iter()))?;
-    add_entries(conn, merge.target, moved as i64)?;
     let mut drained = Vec::new();
     for &run in &merge.sources {
         let left = one(
@@ -366,62 +362,6 @@ fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResul
     }
     merge.sources.retain(|run| !drained.contains(run));
     Ok(moved.max(1))
-}
-
-/// The smallest of the sources' `n`-th keys; `None` if no source has `n` entries.
-fn smallest_nth_key(conn: &Connection, sources: &[i64], n: usize) -> StoreResult<Option<Key>> {
-    let mut smallest: Option<Key> = None;
-    for &run in sources {
-        let key = one(
-            conn,
-            &format!(
-                "SELECT {KEY} FROM custom_id_runs WHERE run = ?1 ORDER BY {KEY} LIMIT 1 OFFSET ?2"
-            ),
-            [run, n as i64 - 1],
-            |r| Ok((r.text(0)?, r.text(1)?, r.int(2)?, r.text(3)?)),
-        )?;
-        if let Some(key) = key {
-            if smallest.as_ref().is_none_or(|s| key < *s) {
-                smallest = Some(key);
-            }
-        }
-    }
-    Ok(smallest)
-}
-
-/// How many entries a step up to `bound` would move, counted no further than `cap` + 1.
-fn moved_up_to(
-    conn: &Connection,
-    sources: &[i64],
-    bound: Option<&Key>,
-    cap: usize,
-) -> StoreResult<usize> {
-    let mut total = 0;
-    for &run in sources {
-        let limit = (cap + 1 - total) as i64;
-        let n: i64 = match bound {
-            None => conn
-                .prepare_cached(
-                    "SELECT count(*) FROM (SELECT 1 FROM custom_id_runs WHERE run = ?1 LIMIT ?2)",
-                )?
-                .query_row(params![run, limit], |r| r.get(0))?,
-            Some((site, custom_id, created_at, invite)) => conn
-                .prepare_cached(
-                    "SELECT count(*) FROM (SELECT 1 FROM custom_id_runs WHERE run = ?1
-                       AND (site_id, custom_id, created_at, invite_id) <= (?2, ?3, ?4, ?5)
-                     LIMIT ?6)",
-                )?
-                .query_row(
-                    params![run, site, custom_id, created_at, invite, limit],
-                    |r| r.get(0),
-                )?,
-        };
-        total += n as usize;
-        if total > cap {
-            break;
-        }
-    }
-    Ok(total)
 }
 
 #[cfg(test)]
