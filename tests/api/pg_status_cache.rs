@@ -48,6 +48,27 @@ async fn expire(db: &tokio_postgres::Client, id: &str) {
     assert_eq!(changed, 1);
 }
 
+/// On the PostgreSQL pass only: a node with `flags` on a fresh database, a site, and a
+/// connection of the test's own.
+async fn one_node(
+    flags: &[&str],
+) -> Option<(
+    tempfile::TempDir,
+    TestDb,
+    ServerProcess,
+    TestSite,
+    tokio_postgres::Client,
+)> {
+    if !postgres_backend() {
+        return None;
+    }
+    let (dir, db) = temp_db();
+    let node = ServerProcess::start(&db, flags);
+    let (site, _) = cli_site(&db, &[]);
+    let client = sql(&db).await;
+    Some((dir, db, node, site, client))
+}
+
 /// The PostgreSQL backends of the nodes' status-sync connections.
 async fn listeners(db: &tokio_postgres::Client) -> i64 {
     db.query_one(
@@ -62,13 +83,9 @@ async fn listeners(db: &tokio_postgres::Client) -> i64 {
 
 #[tokio::test]
 async fn a_status_read_shows_at_once_what_any_client_of_the_database_changed() {
-    if !postgres_backend() {
+    let Some((_dir, _db, node, site, client)) = one_node(&[]).await else {
         return;
-    }
-    let (_dir, db) = temp_db();
-    let node = ServerProcess::start(&db, &[]);
-    let (site, _) = cli_site(&db, &[]);
-    let client = sql(&db).await;
+    };
     // Many rounds: the change's notification and the read race each other, and only the
     // sync each read waits for makes the read come second every time.
     for _ in 0..100 {
@@ -89,15 +106,13 @@ async fn a_status_read_shows_at_once_what_any_client_of_the_database_changed() {
 
 #[tokio::test]
 async fn a_status_read_the_node_has_made_is_answered_without_reading_the_table() {
-    if !postgres_backend() {
-        return;
-    }
-    let (_dir, db) = temp_db();
     // A read of the locked table gives up (503) after 200 ms instead of 5 s.
-    let node = ServerProcess::start(&db, &["--database-statement-timeout", "200ms"]);
-    let (site, _) = cli_site(&db, &[]);
+    let Some((_dir, _db, node, site, mut client)) =
+        one_node(&["--database-statement-timeout", "200ms"]).await
+    else {
+        return;
+    };
     let id = read_invite(&node, &site).await;
-    let mut client = sql(&db).await;
     let lock = client.transaction().await.unwrap();
     lock.batch_execute("LOCK TABLE invites IN ACCESS EXCLUSIVE MODE")
         .await
@@ -115,13 +130,9 @@ async fn a_status_read_the_node_has_made_is_answered_without_reading_the_table()
 
 #[tokio::test]
 async fn status_reads_stay_exact_while_the_nodes_listening_connection_is_cut_and_after() {
-    if !postgres_backend() {
+    let Some((_dir, _db, node, site, client)) = one_node(&[]).await else {
         return;
-    }
-    let (_dir, db) = temp_db();
-    let node = ServerProcess::start(&db, &[]);
-    let (site, _) = cli_site(&db, &[]);
-    let client = sql(&db).await;
+    };
     let (at_once, later) = (
         read_invite(&node, &site).await,
         read_invite(&node, &site).await,

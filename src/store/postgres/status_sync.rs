@@ -22,7 +22,7 @@
 //!   reconnects by itself) everything kept is dropped, since notifications were missed.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, Once, PoisonError};
 use std::time::Duration;
 
 use futures_util::future::poll_fn;
@@ -73,6 +73,7 @@ pub struct StatusSync {
     /// The connection's settings until the listener starts, at the first status read (a
     /// command-line run never makes one).
     config: Mutex<Option<Config>>,
+    started: Once,
     stop: CancellationToken,
     _stop: DropGuard,
 }
@@ -92,26 +93,27 @@ impl StatusSync {
                 probe_heard: AtomicBool::new(false),
             }),
             config: Mutex::new(Some(config)),
+            started: Once::new(),
             _stop: stop.clone().drop_guard(),
             stop,
         }
     }
 
     fn start(&self) {
-        let Some(config) = self
-            .config
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-        else {
-            return;
-        };
-        let (shared, stop) = (self.shared.clone(), self.stop.clone());
-        tokio::spawn(async move {
-            tokio::select! {
-                () = stop.cancelled() => {}
-                () = listen(shared, config) => {}
-            }
+        self.started.call_once(|| {
+            let taken = self
+                .config
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            let Some(config) = taken else { return };
+            let (shared, stop) = (self.shared.clone(), self.stop.clone());
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = stop.cancelled() => {}
+                    () = listen(shared, config) => {}
+                }
+            });
         });
     }
 
@@ -178,7 +180,7 @@ async fn listen(shared: Arc<Shared>, mut config: Config) {
         config.application_name("agegate-listener");
     }
     loop {
-        match config.connect(NoTls).await {
+        let ended = match config.connect(NoTls).await {
             Ok((client, mut connection)) => {
                 let on_messages = shared.clone();
                 // Notifications are applied as they arrive, in order, before anything
@@ -197,22 +199,22 @@ async fn listen(shared: Arc<Shared>, mut config: Config) {
                         }
                     }
                 };
-                let ended = tokio::select! {
+                tokio::select! {
                     () = messages => Ended::Lost,
                     ended = serve_syncs(&shared, &client) => ended,
-                };
-                if let Ended::Deaf = ended {
-                    shared.synced.send_modify(|s| s.up = false);
-                    tokio::time::sleep(DEAF_RETRY).await;
-                    continue;
                 }
             }
             Err(e) => {
-                tracing::warn!(error = %e, "status sync: cannot connect; reads go to the table")
+                tracing::warn!(error = %e, "status sync: cannot connect; reads go to the table");
+                Ended::Lost
             }
-        }
+        };
         shared.synced.send_modify(|s| s.up = false);
-        tokio::time::sleep(RECONNECT_AFTER).await;
+        tokio::time::sleep(match ended {
+            Ended::Lost => RECONNECT_AFTER,
+            Ended::Deaf => DEAF_RETRY,
+        })
+        .await;
     }
 }
 
