@@ -38,8 +38,11 @@ use crate::store::InviteRecord;
 const CHANNEL: &str = "agegate_invite_changed";
 /// The longest a read waits for a sync before it reads the table instead.
 const SYNC_WAIT: Duration = Duration::from_secs(1);
-/// Pause before connecting again after the connection failed.
+/// Pause before connecting again after a connection that was listening failed; it
+/// doubles after every attempt that did not get as far, up to [`RECONNECT_AT_MOST`], so
+/// that a database down for minutes is not asked (and logged about) twice a second.
 const RECONNECT_AFTER: Duration = Duration::from_millis(500);
+const RECONNECT_AT_MOST: Duration = Duration::from_secs(8);
 /// Pause before trying again on a connection that did not hear its own notification.
 const DEAF_RETRY: Duration = Duration::from_secs(60);
 /// A node's probe: the payload it notifies itself with after `LISTEN`, and a token.
@@ -179,6 +182,7 @@ async fn listen(shared: Arc<Shared>, mut config: Config) {
     if config.get_application_name().is_none_or(|n| n == "agegate") {
         config.application_name("agegate-listener");
     }
+    let mut pause = RECONNECT_AFTER;
     loop {
         let ended = match config.connect(NoTls).await {
             Ok((client, mut connection)) => {
@@ -209,12 +213,26 @@ async fn listen(shared: Arc<Shared>, mut config: Config) {
                 Ended::Lost
             }
         };
-        shared.synced.send_modify(|s| s.up = false);
+        let mut was_up = false;
+        shared
+            .synced
+            .send_modify(|s| was_up = std::mem::take(&mut s.up));
+        pause = next_pause(pause, was_up);
         tokio::time::sleep(match ended {
-            Ended::Lost => RECONNECT_AFTER,
+            Ended::Lost => pause,
             Ended::Deaf => DEAF_RETRY,
         })
         .await;
+    }
+}
+
+/// The pause before the next attempt: the first one after a connection that was
+/// listening, twice the last one (at most [`RECONNECT_AT_MOST`]) after one that was not.
+fn next_pause(last: Duration, was_up: bool) -> Duration {
+    if was_up {
+        RECONNECT_AFTER
+    } else {
+        (last * 2).min(RECONNECT_AT_MOST)
     }
 }
 
@@ -271,5 +289,22 @@ async fn serve_syncs(sync: &Shared, client: &tokio_postgres::Client) -> Ended {
             }
         }
         sync.synced.send_modify(|s| s.done = sent + 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconnecting_backs_off_while_the_database_stays_away_and_starts_over_after_it_was_up() {
+        let mut pause = RECONNECT_AFTER;
+        let mut seen = Vec::new();
+        for _ in 0..6 {
+            pause = next_pause(pause, false);
+            seen.push(pause.as_millis());
+        }
+        assert_eq!(seen, [1000, 2000, 4000, 8000, 8000, 8000]);
+        assert_eq!(next_pause(pause, true), RECONNECT_AFTER);
     }
 }
