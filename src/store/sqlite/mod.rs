@@ -21,6 +21,7 @@ mod changes;
 mod checkpoint;
 mod connect;
 mod console;
+mod cpu;
 mod custom_id_upkeep;
 mod custom_ids;
 mod erasure;
