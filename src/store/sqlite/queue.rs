@@ -12,7 +12,7 @@
 //! p99 in every paired series; throughput the same within the machine's noise.
 //!
 //! Small batches in quick succession are paced ([`pace_until`]) while the process uses
-//! all its CPU (`cpu`) and batches have been small lately: a batch of a few jobs that
+//! most of its CPU (`cpu`) and batches have been small lately: a batch of a few jobs that
 //! would begin less than [`PACE`] after the last one waits for the rest of that time,
 //! and takes what joined it meanwhile. When creates are a tenth of the requests, a
 //! commit's fixed cost (the WAL's fsync, the kernel's block requests, the threads it
