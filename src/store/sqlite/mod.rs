@@ -21,7 +21,6 @@ mod changes;
 mod checkpoint;
 mod connect;
 mod console;
-mod cpu;
 mod custom_id_upkeep;
 mod custom_ids;
 mod erasure;

@@ -10,47 +10,13 @@
 //! Jobs that arrive while the writer commits are taken as soon as it is done. Measured
 //! against the channel (BENCHMARKS.md): with creates and reads mixed, a lower p90 and
 //! p99 in every paired series; throughput the same within the machine's noise.
-//!
-//! Small batches in quick succession are paced ([`pace_until`]) while the process uses
-//! most of its CPU (`cpu`) and batches have been small lately: a batch of a few jobs that
-//! would begin less than [`PACE`] after the last one waits for the rest of that time,
-//! and takes what joined it meanwhile. When creates are a tenth of the requests, a
-//! commit's fixed cost (the WAL's fsync, the kernel's block requests, the threads it
-//! wakes) is most of what a create costs, paid on the cores that serve the reads.
-//! Never paced: a lone job (one client waiting for each answer), a large batch, small
-//! batches among large ones (creates alone: the writer is what they wait for, and a
-//! pause only idles their clients), and any batch while a CPU is to spare (a few
-//! clients creating in a loop: a pause would only add latency).
 
-use super::cpu::Saturation;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The longest the writer waits for a leader's wake-up once jobs are queued; a safety net
 /// only (a leader always wakes the writer, also when its request is dropped).
 const GATHER_LIMIT: Duration = Duration::from_millis(5);
-/// The least time between the beginnings of two small batches.
-const PACE: Duration = Duration::from_millis(3);
-/// Batches of fewer jobs than this (and more than one) are small.
-const PACED_BELOW: usize = 8;
-/// Batches hold more than this many jobs on average when creates alone keep the writer
-/// busy (about 30 at 64 clients); paced batches among reads hold about 7.
-const LARGE_MEAN: f64 = 16.0;
-/// The weight of a new batch in the running mean of batch sizes.
-const MEAN_WEIGHT: f64 = 0.125;
-
-/// Until when `queued` jobs wait before they are taken, if the last batch was taken at
-/// `last_taken`, batches held `mean` jobs lately and it is `now`; `None`: take them now.
-/// Only asked while the process is saturated.
-fn pace_until(
-    last_taken: Option<Instant>,
-    queued: usize,
-    mean: f64,
-    now: Instant,
-) -> Option<Instant> {
-    let until = last_taken? + PACE;
-    ((2..PACED_BELOW).contains(&queued) && mean < LARGE_MEAN && now < until).then_some(until)
-}
 
 pub struct Queue<J> {
     state: Mutex<State<J>>,
@@ -66,12 +32,6 @@ struct State<J> {
     /// Something besides jobs wants the writer's attention ([`Queue::nudge`]).
     nudged: bool,
     closed: bool,
-    /// When the writer last took a batch that emptied the queue (the rest of one too
-    /// large for a batch follows at once).
-    last_taken: Option<Instant>,
-    /// The running mean of batch sizes.
-    mean_batch: f64,
-    saturation: Saturation,
 }
 
 /// What [`Queue::take`] brought the writer.
@@ -98,10 +58,6 @@ pub enum Pushed<J> {
 
 impl<J> Queue<J> {
     pub fn new() -> Self {
-        Self::pacing_by(Saturation::new())
-    }
-
-    fn pacing_by(saturation: Saturation) -> Self {
         Self {
             state: Mutex::new(State {
                 jobs: Vec::new(),
@@ -109,9 +65,6 @@ impl<J> Queue<J> {
                 idle: false,
                 nudged: false,
                 closed: false,
-                last_taken: None,
-                mean_batch: 0.0,
-                saturation,
             }),
             ready: Condvar::new(),
         }
@@ -171,30 +124,16 @@ impl<J> Queue<J> {
         std::mem::take(&mut state.jobs)
     }
 
-    /// For the writer: waits until jobs may be taken (gathered, and paced if few) and
-    /// moves up to `max` of them into `batch`; with no jobs, waits at most `idle_limit`
-    /// (for ever with `None`) or until nudged.
+    /// For the writer: waits until jobs may be taken and moves up to `max` of them into
+    /// `batch`; with no jobs, waits at most `idle_limit` (for ever with `None`) or until
+    /// nudged.
     pub fn take(&self, batch: &mut Vec<J>, max: usize, idle_limit: Option<Duration>) -> Taken {
         let mut state = self.lock();
         loop {
             let gathered = !state.gathering || state.closed;
             if !state.jobs.is_empty() && gathered {
-                let now = Instant::now();
-                let paced = pace_until(state.last_taken, state.jobs.len(), state.mean_batch, now)
-                    .filter(|_| !state.closed && state.saturation.saturated(now));
-                if let Some(until) = paced {
-                    // Not idle: leaders joining meanwhile need not wake the writer.
-                    state = self
-                        .ready
-                        .wait_timeout(state, until - now)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0;
-                    continue;
-                }
                 let n = state.jobs.len().min(max);
                 batch.extend(state.jobs.drain(..n));
-                state.last_taken = state.jobs.is_empty().then_some(now);
-                state.mean_batch += MEAN_WEIGHT * (n as f64 - state.mean_batch);
                 return Taken::Jobs;
             }
             if state.jobs.is_empty() && state.closed {
@@ -250,5 +189,117 @@ impl<J> Drop for WakeOnDrop<'_, J> {
 }
 
 #[cfg(test)]
-#[path = "queue_tests.rs"]
-mod tests;
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn taken(queue: &Queue<u32>) -> Vec<u32> {
+        let mut batch = Vec::new();
+        assert_eq!(queue.take(&mut batch, 10, None), Taken::Jobs);
+        batch
+    }
+
+    #[test]
+    fn the_first_job_leads_and_later_ones_join_until_the_writer_is_woken() {
+        let queue = Queue::new();
+        assert!(matches!(queue.push(1), Pushed::Lead));
+        assert!(matches!(queue.push(2), Pushed::Joined));
+        queue.wake();
+        assert!(
+            matches!(queue.push(3), Pushed::Joined),
+            "jobs are still queued"
+        );
+        assert_eq!(taken(&queue), [1, 2, 3]);
+        assert!(matches!(queue.push(4), Pushed::Lead), "an empty queue");
+    }
+
+    #[test]
+    fn the_writer_waits_for_the_leader_then_takes_everything_queued() {
+        let queue = Arc::new(Queue::new());
+        assert!(matches!(queue.push(1), Pushed::Lead));
+        let writer = std::thread::spawn({
+            let queue = queue.clone();
+            move || taken(&queue)
+        });
+        // The writer is waiting (not taking job 1 alone) while the leader gathers.
+        while !queue.lock().idle {
+            std::thread::yield_now();
+        }
+        assert!(matches!(queue.push(2), Pushed::Joined));
+        queue.wake();
+        assert_eq!(writer.join().unwrap(), [1, 2]);
+    }
+
+    #[test]
+    fn a_batch_holds_at_most_max_jobs_and_the_rest_follow_at_once() {
+        let queue = Queue::new();
+        for i in 0..5 {
+            let _ = queue.push(i);
+        }
+        queue.wake();
+        let mut batch = Vec::new();
+        assert_eq!(queue.take(&mut batch, 3, None), Taken::Jobs);
+        assert_eq!(batch, [0, 1, 2]);
+        batch.clear();
+        assert_eq!(queue.take(&mut batch, 3, None), Taken::Jobs);
+        assert_eq!(batch, [3, 4]);
+    }
+
+    #[test]
+    fn a_leader_dropped_while_gathering_still_wakes_the_writer() {
+        let queue = Queue::new();
+        assert!(matches!(queue.push(1), Pushed::Lead));
+        drop(WakeOnDrop(&queue));
+        assert!(!queue.lock().gathering);
+        assert_eq!(taken(&queue), [1]);
+    }
+
+    #[test]
+    fn a_writer_left_without_a_wake_up_takes_the_jobs_after_the_gather_limit() {
+        let queue = Queue::new();
+        assert!(matches!(queue.push(1), Pushed::Lead));
+        let started = std::time::Instant::now();
+        assert_eq!(taken(&queue), [1]);
+        assert!(started.elapsed() >= GATHER_LIMIT);
+    }
+
+    #[test]
+    fn a_closed_queue_refuses_jobs_and_the_writer_finishes_what_was_queued() {
+        let queue = Queue::new();
+        assert!(matches!(queue.push(1), Pushed::Lead));
+        queue.close();
+        assert!(matches!(queue.push(2), Pushed::Closed(2)));
+        assert_eq!(taken(&queue), [1], "queued jobs are still run");
+        let mut batch = Vec::new();
+        assert_eq!(
+            queue.take(&mut batch, 10, None),
+            Taken::Closed,
+            "then the writer stops"
+        );
+    }
+
+    #[test]
+    fn an_idle_writer_wakes_at_its_limit_or_when_nudged() {
+        let queue = Arc::new(Queue::<u32>::new());
+        let mut batch = Vec::new();
+        let limit = Duration::from_millis(5);
+        let started = std::time::Instant::now();
+        assert_eq!(queue.take(&mut batch, 10, Some(limit)), Taken::Idle);
+        assert!(started.elapsed() >= limit);
+        let writer = std::thread::spawn({
+            let queue = queue.clone();
+            move || queue.take(&mut Vec::new(), 10, None)
+        });
+        while !queue.lock().idle {
+            std::thread::yield_now();
+        }
+        queue.nudge();
+        assert_eq!(writer.join().unwrap(), Taken::Idle);
+        queue.nudge();
+        assert_eq!(
+            queue.take(&mut batch, 10, None),
+            Taken::Idle,
+            "a nudge while busy is kept for the next wait"
+        );
+    }
+}
