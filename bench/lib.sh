@@ -42,7 +42,6 @@ preload() { # port count ids-file: stores `count` invites through the API, each 
   echo "   preloaded $(($2 / threads * threads)) invites in $((SECONDS - t0)) s ($(wc -l <"$3") ids known)"
 }
 
-
 # A throwaway PostgreSQL cluster in `$work/pg` (fsync on), brought to the state of one in
 # service (bench/pg_warm.sql), with the databases named; pinned to the CPUs of `pin_pg`
 # (a taskset prefix, possibly empty). Sets PG_PORT; `stop_pg` stops it.

@@ -295,6 +295,21 @@ fn smallest_sql() -> String {
     )
 }
 
+/// Deletes every entry of the sources (`?2`…, as in [`smallest_sql`]) up to a key (the
+/// next four parameters).
+fn delete_up_to_sql() -> String {
+    let sources: Vec<String> = (2..2 + MAX_SOURCES).map(|i| format!("?{i}")).collect();
+    let b = 2 + MAX_SOURCES;
+    format!(
+        "DELETE FROM custom_id_runs WHERE run IN ({}) AND ({KEY}) <= (?{}, ?{}, ?{}, ?{})",
+        sources.join(", "),
+        b,
+        b + 1,
+        b + 2,
+        b + 3
+    )
+}
+
 /// Moves the `budget` smallest entries of the merge's sources to its target, in order,
 /// and deletes them from the sources: every source entry up to the last one moved (the
 /// target's largest), since the step took the smallest of all. Answers how many moved.
@@ -309,41 +324,33 @@ fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResul
     let moved = conn
         .prepare_cached(&insert)?
         .execute(rusqlite::params_from_iter(p.iter()))?;
-    if moved > 0 {
-        // The last key moved: the target's largest.
-        let last = conn
-            .prepare_cached(&format!(
+    // The last key moved: the target's largest.
+    let last = if moved == 0 {
+        None
+    } else {
+        one(
+            conn,
+            &format!(
                 "SELECT {KEY} FROM custom_id_runs WHERE run = ?1
                  ORDER BY site_id DESC, custom_id DESC, created_at DESC, invite_id DESC LIMIT 1"
-            ))?
-            .query_row([merge.target], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            })?;
-        let sources: Vec<String> = (2..2 + MAX_SOURCES).map(|i| format!("?{i}")).collect();
-        let b = 2 + MAX_SOURCES;
+            ),
+            [merge.target],
+            |r| {
+                Ok([
+                    Value::Text(r.text(0)?),
+                    Value::Text(r.text(1)?),
+                    Value::Integer(r.int(2)?),
+                    Value::Text(r.text(3)?),
+                ])
+            },
+        )?
+    };
+    if let Some(last) = last {
         let mut d = p[..1 + MAX_SOURCES].to_vec();
-        d.extend([
-            Value::Text(last.0),
-            Value::Text(last.1),
-            Value::Integer(last.2),
-            Value::Text(last.3),
-        ]);
+        d.extend(last);
         // `?1` (the target) is left unused, which SQLite allows: the parameters bind.
-        conn.prepare_cached(&format!(
-            "DELETE FROM custom_id_runs WHERE run IN ({})
-               AND ({KEY}) <= (?{}, ?{}, ?{}, ?{})",
-            sources.join(", "),
-            b,
-            b + 1,
-            b + 2,
-            b + 3
-        ))?
-        .execute(rusqlite::params_from_iter(d.iter()))?;
+        conn.prepare_cached(&delete_up_to_sql())?
+            .execute(rusqlite::params_from_iter(d.iter()))?;
         add_entries(conn, merge.target, moved as i64)?;
     }
     let mut drained = Vec::new();
