@@ -1,6 +1,8 @@
 //! The real binary as a separate process: persistence across restarts, signals, logs.
 
-use crate::helpers::{agegate, cli_site, client, eventually, run_cli, temp_db, ServerProcess};
+use crate::helpers::{
+    agegate, cli_site, client, eventually, poll_blocking, run_cli, temp_db, ServerProcess,
+};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -250,5 +252,58 @@ async fn with_trust_anchors_the_server_says_the_method_is_on() {
     assert!(
         html.contains("href=\"openid4vp://?"),
         "the wallet scheme is used"
+    );
+}
+
+#[cfg(target_os = "linux")]
+/// Each thread of process `pid`: its name and its scheduling policy (field 41 of
+/// `/proc/PID/task/TID/stat`; sched(7): 0 is `SCHED_OTHER`, 3 `SCHED_BATCH`).
+fn thread_policies(pid: u32) -> Vec<(String, u32)> {
+    let mut threads = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let dir = task.unwrap().path();
+        let (Ok(name), Ok(stat)) = (
+            std::fs::read_to_string(dir.join("comm")),
+            std::fs::read_to_string(dir.join("stat")),
+        ) else {
+            continue; // the thread ended meanwhile
+        };
+        // After the name in parentheses, the fields from the 3rd on.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 1..]
+            .split_whitespace()
+            .collect();
+        threads.push((name.trim().to_owned(), fields[41 - 3].parse().unwrap()));
+    }
+    threads
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_sqlite_writer_and_checkpointer_yield_the_cpu_to_the_threads_serving_requests() {
+    if crate::pg::postgres_backend() {
+        return; // the threads are SQLite's
+    }
+    const OTHER: u32 = 0;
+    const BATCH: u32 = 3;
+    let (_dir, db) = temp_db();
+    let server = ServerProcess::start(&db, &[]);
+    let pid = server.child.id();
+    // Each sets its policy as it starts: wait until both have.
+    let threads = poll_blocking(Duration::from_secs(10), || {
+        let threads = thread_policies(pid);
+        let batch = |name: &str| threads.iter().any(|(n, p)| n == name && *p == BATCH);
+        (batch("sqlite-writer") && batch("sqlite-checkpoi")).then_some(threads)
+    })
+    .unwrap_or_else(|| panic!("not both under SCHED_BATCH: {:?}", thread_policies(pid)));
+    let workers: Vec<_> = threads
+        .iter()
+        .filter(|(name, _)| {
+            name.starts_with("tokio-rt-worker") || name.starts_with("sqlite-reader")
+        })
+        .collect();
+    assert!(!workers.is_empty(), "{threads:?}");
+    assert!(
+        workers.iter().all(|(_, policy)| *policy == OTHER),
+        "the threads that answer requests keep the default: {threads:?}"
     );
 }

@@ -39,6 +39,7 @@ pub fn start(conn: Connection) -> std::io::Result<Committed> {
 }
 
 fn run(conn: Connection, commits: Receiver<()>) {
+    super::background::yield_to_requests();
     while commits.recv().is_ok() {
         // Failures (a full disk, a file that cannot be written) leave the pages in the
         // WAL, where readers still find them; the next commit tries again.

@@ -16,6 +16,7 @@
 //!   shared read transaction is ended by the writer thread at that age.
 //! - A writer that panics fails every waiting and later write (`pool::FailOnPanic`).
 
+mod background;
 mod capabilities;
 mod changes;
 mod checkpoint;

@@ -10,7 +10,7 @@ use super::checkpoint::{self, Committed};
 use super::query::exec_cached;
 use super::queue::{Pushed, Queue, Taken, WakeOnDrop};
 use super::writer_conn::{Snapshot, WriterConn, SNAPSHOT_AGE};
-use super::{custom_id_upkeep, tally};
+use super::{background, custom_id_upkeep, tally};
 use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
@@ -109,6 +109,7 @@ impl Pool {
         std::thread::Builder::new()
             .name("sqlite-writer".into())
             .spawn(move || {
+                background::yield_to_requests();
                 let _stopped = FailOnPanic(&jobs);
                 write_loop(&conn, &jobs, committed);
             })?;
