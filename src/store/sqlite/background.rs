@@ -8,9 +8,9 @@
 //! and the writer, coming a little later, finds more jobs queued and commits them at
 //! once, so a commit's fixed cost (the WAL's fsync, the kernel's block requests) is
 //! shared by more creates. Measured on one core (BENCHMARKS.md, `bench/ab.sh`, 10
-//! pairs): mixed reads and creates 1.265× (10 of 10 pairs faster), status reads alone
-//! 1.087×, creates from 8 clients 1.069×, creates from 64 clients unchanged (0.986); the
-//! mixed workload's create p99 rose from 8–17 ms to about 20 ms.
+//! pairs): mixed reads and creates 1.206× (10 of 10 pairs faster), creates from 8
+//! clients 1.118×, from 64 clients 1.032×, status reads alone 1.014×; the mixed
+//! workload's p99 (its creates') rose from 8–17 ms to about 20 ms.
 //!
 //! Elsewhere (or where the call is refused) the threads keep the default policy.
 
