@@ -255,9 +255,9 @@ async fn with_trust_anchors_the_server_says_the_method_is_on() {
     );
 }
 
-#[cfg(target_os = "linux")]
 /// Each thread of process `pid`: its name and its scheduling policy (field 41 of
 /// `/proc/PID/task/TID/stat`; sched(7): 0 is `SCHED_OTHER`, 3 `SCHED_BATCH`).
+#[cfg(target_os = "linux")]
 fn thread_policies(pid: u32) -> Vec<(String, u32)> {
     let mut threads = Vec::new();
     for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
