@@ -1,6 +1,6 @@
 //! Interface §8, the customId filter at volume, on either backend. On SQLite a customId's invites are found
-//! in a log and in sorted runs that the writer builds and merges as creates go on
-//! (src/store/sqlite/custom_ids.rs); whichever holds an invite, the list finds it exactly
+//! among the newest invites, in a log and in sorted runs that the writer builds and
+//! merges as creates go on (src/store/sqlite/custom_ids.rs); whichever holds an invite, the list finds it exactly
 //! once, in creation order, with the status filter and the cursor, and an erased invite
 //! is gone from all of them.
 
@@ -24,7 +24,7 @@ async fn a_custom_ids_invites_are_listed_once_each_in_order_wherever_the_store_k
     let app = spawn_app().await;
     let site = app.create_site().await;
     let other = app.create_site().await;
-    // More than two runs' worth (a run takes 1,024 log entries), in batches of 32 at once
+    // More than two runs' worth (a run takes 1,024 invites), in batches of 32 at once
     // so that group commits carry many creates; 37 users, scattered.
     let mut made: Vec<(String, String)> = Vec::new();
     for batch in 0..80 {
@@ -48,7 +48,8 @@ async fn a_custom_ids_invites_are_listed_once_each_in_order_wherever_the_store_k
     // Creation order is the order of ids within a batch of concurrent creates too.
     made.sort();
 
-    // On SQLite the test must reach the runs, not only the log (PostgreSQL keeps an index).
+    // On SQLite the test must reach the runs, not only the newest invites (PostgreSQL
+    // keeps an index).
     if let Some(path) = app.db_url.strip_prefix("sqlite:") {
         let conn = rusqlite::Connection::open(path).unwrap();
         let runs: i64 = conn

@@ -1,12 +1,13 @@
 //! The writer's upkeep of the customId runs ([`super::custom_ids`]), a share per group
 //! commit, inside the batch's transaction (so it costs no fsync of its own):
 //!
-//! - a *flush* moves the log's oldest [`FLUSH_AT`] entries, sorted, into a new run;
+//! - a *flush* moves the oldest [`FLUSH_AT`] fresh invites' entries (those past the
+//!   mark, [`custom_ids::fresh`]) and the log's, sorted, into a new run;
 //! - a *merge* drains the [`FANOUT`] oldest runs of one size tier into one new run, a
 //!   bounded number of entries per batch, smallest first.
 //!
-//! Each step moves entries with one `INSERT … SELECT` and one `DELETE` in the writer's
-//! transaction, so every commit (and every crash) leaves each entry in exactly one place,
+//! Each step moves entries with one `INSERT … SELECT` and one `DELETE` (a flush: an
+//! `UPDATE` of the mark) in the writer's transaction, so every commit (and every crash) leaves each entry in exactly one place,
 //! and the statements do the sorting and copying in SQLite, not row by row here. What a
 //! merge has left to do lives in memory only: after a restart or a failed commit it is
 //! forgotten, and a half-written run is just a smaller run, merged like any other.
@@ -14,12 +15,13 @@
 use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 
+use super::custom_ids;
 use super::query::exec_cached;
 use super::{all, one};
 use crate::store::StoreResult;
 
-/// Log entries that make a run: the log a lookup scans stays about this long, and a
-/// flush (one batch's extra work) moves this many at once.
+/// Fresh invites that make a run: the range past the mark a lookup scans stays about
+/// this long, and a flush (one batch's extra work) moves this many at once.
 pub const FLUSH_AT: usize = 1024;
 /// Runs of one tier merged into one, so a run of tier t holds about
 /// `FLUSH_AT · FANOUT^t` entries and a lookup reads fewer than `FANOUT` runs per tier.
@@ -81,8 +83,8 @@ struct Merge {
 #[derive(Default)]
 pub struct Upkeep {
     sizes: Sizes,
-    /// Log entries by estimate (every job of a batch may have logged one); the log's
-    /// count decides once this reaches a flush.
+    /// Entries waiting for a run (fresh invites' and the log's), by estimate: every
+    /// job of a batch may have stored one; the counts decide once this reaches a flush.
     logged: usize,
     /// Entries the merges may move, earned by the jobs committed.
     moves: usize,
@@ -171,36 +173,58 @@ impl Upkeep {
         Ok(())
     }
 
-    /// Moves the log's oldest [`Sizes::flush_at`] entries into a new run, if it has that
-    /// many.
+    /// Moves [`Sizes::flush_at`] fresh invites' entries ([`custom_ids::fresh`]), the
+    /// oldest, and the log's into a new run, if there are that many of either.
     fn flush(&mut self, conn: &Connection) -> StoreResult<()> {
-        let flush_at = self.sizes.flush_at;
-        // The estimate counts every job; the log's own count decides.
-        let logged: i64 = conn
-            .prepare_cached("SELECT count(*) FROM custom_id_log")?
-            .query_row([], |r| r.get(0))?;
-        self.logged = usize::try_from(logged).unwrap_or(0);
-        if self.logged < flush_at {
+        let flush_at = self.sizes.flush_at as i64;
+        // The estimate counts every job; the counts decide.
+        let (fresh, late): (i64, i64) = conn
+            .prepare_cached(&format!(
+                "SELECT (SELECT count(*) FROM invites i WHERE {}),
+                        (SELECT count(*) FROM custom_id_log)",
+                custom_ids::fresh("i.invite_id")
+            ))?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        self.logged = usize::try_from(fresh.max(late)).unwrap_or(0);
+        if fresh < flush_at && late < flush_at {
             return Ok(());
         }
-        // Invite ids grow with time: the oldest entries are the log's first.
-        let last: String = conn
-            .prepare_cached(
-                "SELECT invite_id FROM custom_id_log ORDER BY invite_id LIMIT 1 OFFSET ?1",
-            )?
-            .query_row([flush_at as i64 - 1], |r| r.get(0))?;
+        // The new mark: invite ids grow with time, so the oldest fresh invites are the
+        // first past the mark. Invites without a customId move the mark, not a run.
+        let mark: String = if fresh >= flush_at {
+            conn.prepare_cached(&format!(
+                "SELECT invite_id FROM invites i WHERE {}
+                 ORDER BY invite_id LIMIT 1 OFFSET ?1",
+                custom_ids::fresh("i.invite_id")
+            ))?
+            .query_row([flush_at - 1], |r| r.get(0))?
+        } else {
+            conn.prepare_cached("SELECT invite_id FROM custom_id_flushed")?
+                .query_row([], |r| r.get(0))?
+        };
         let run = new_run(conn)?;
         let moved = conn
-            .prepare_cached(
-                "INSERT INTO custom_id_runs (run, site_id, custom_id, created_at, invite_id)
-                 SELECT ?1, site_id, custom_id, created_at, invite_id FROM custom_id_log
-                 WHERE invite_id <= ?2 ORDER BY site_id, custom_id, created_at, invite_id",
-            )?
-            .execute(params![run, last])?;
-        conn.prepare_cached("DELETE FROM custom_id_log WHERE invite_id <= ?1")?
-            .execute([&last])?;
+            .prepare_cached(&format!(
+                "INSERT INTO custom_id_runs (run, {KEY})
+                 SELECT ?1, {KEY} FROM (
+                     SELECT {KEY} FROM invites i
+                     WHERE {} AND i.invite_id <= ?2 AND i.custom_id IS NOT NULL
+                     UNION ALL SELECT {KEY} FROM custom_id_log)
+                 ORDER BY {KEY}",
+                custom_ids::fresh("i.invite_id")
+            ))?
+            .execute(params![run, mark])?;
+        conn.prepare_cached("DELETE FROM custom_id_log")?
+            .execute([])?;
+        conn.prepare_cached("UPDATE custom_id_flushed SET invite_id = ?1")?
+            .execute([&mark])?;
         add_entries(conn, run, moved as i64)?;
-        self.logged -= moved;
+        let left = if fresh >= flush_at {
+            fresh - flush_at
+        } else {
+            fresh
+        };
+        self.logged = usize::try_from(left).unwrap_or(0);
         self.choose = true;
         Ok(())
     }
@@ -374,3 +398,7 @@ fn merge_step(conn: &Connection, merge: &mut Merge, budget: usize) -> StoreResul
 #[cfg(test)]
 #[path = "custom_ids_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "custom_ids_late_tests.rs"]
+mod late_tests;

@@ -1,16 +1,21 @@
-//! The customId lookup as sorted runs (migration 0012): where a create logs its
-//! customId, and how a list finds a customId's invites. The writer keeps the runs
+//! The customId lookup as sorted runs (migrations 0012, 0013): where a create's entry
+//! waits for a run, and how a list finds a customId's invites. The writer keeps the runs
 //! ([`super::custom_id_upkeep`]).
 //!
 //! A B-tree index on the customId put each create's entry on a random leaf, so every
 //! create with a distinct customId dirtied one more page for the WAL and the
-//! checkpointer (BENCHMARKS.md). Here a create only appends to `custom_id_log` ([`log`],
-//! keyed by the time-ordered invite id, so on its last page). The writer moves the log,
-//! sorted, into runs of `custom_id_runs` and merges runs of a size into larger ones; runs
-//! are keyed by run first, so each is written in key order at its own end, dozens of
-//! entries to a page. A lookup ([`slice`]) reads the log and each listed run.
+//! checkpointer (BENCHMARKS.md). Here a create writes nothing but its invite: invite ids
+//! grow with time, and the invites past a mark (`custom_id_flushed`, the largest id the
+//! runs have taken) are the entries not yet in a run, read from their rows ([`fresh`]).
+//! Only an invite whose id is not past the mark when it is stored (made before a flush,
+//! stored after it) logs its entry in `custom_id_log` ([`log`]). The writer moves the
+//! fresh invites and the log, sorted, into runs of `custom_id_runs` and merges runs of a
+//! size into larger ones; runs are keyed by run first, so each is written in key order
+//! at its own end, dozens of entries to a page. A lookup ([`slice`]) reads the fresh
+//! invites, the log and each listed run.
 
 use rusqlite::{params, Connection};
+use std::sync::LazyLock;
 
 use super::all;
 use crate::clock::UnixTime;
@@ -18,7 +23,16 @@ use crate::domain::{CustomId, InviteId};
 use crate::store::rows::{self, INVITE_COLUMNS};
 use crate::store::{InviteRecord, InviteSlice, StoreResult};
 
-/// Logs a new invite's customId, in the create's transaction.
+/// Whether the invite id `id` (an SQL expression) is past the mark: a time-prefixed id
+/// (30 characters; every invite with an older id is in a run) larger than the largest
+/// id the runs have taken.
+pub(super) fn fresh(id: &str) -> String {
+    format!("({id} > (SELECT invite_id FROM custom_id_flushed) AND length({id}) = 30)")
+}
+
+/// Logs a new invite's customId, in the create's transaction, if its id is not past the
+/// mark: an id made before the last flush, which the next must take from the log. Every
+/// other invite is found past the mark ([`fresh`]), so this writes nothing.
 pub(super) fn log(
     conn: &Connection,
     invite: &InviteId,
@@ -26,11 +40,14 @@ pub(super) fn log(
     custom_id: &CustomId,
     created_at: UnixTime,
 ) -> StoreResult<()> {
-    conn.prepare_cached(
-        "INSERT INTO custom_id_log (invite_id, site_id, custom_id, created_at)
-         VALUES (?1, ?2, ?3, ?4)",
-    )?
-    .execute(params![
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "INSERT INTO custom_id_log (invite_id, site_id, custom_id, created_at)
+             SELECT ?1, ?2, ?3, ?4 WHERE {} IS NOT 1",
+            fresh("?1")
+        )
+    });
+    conn.prepare_cached(&SQL)?.execute(params![
         invite.as_str(),
         site,
         custom_id.as_str(),
@@ -59,9 +76,24 @@ fn source_sql(source: &str) -> String {
     )
 }
 
-/// The log's rows of a slice: a scan of the log, which is short.
+/// The log's rows of a slice: a scan of the log, which is short (mostly empty).
 pub(super) fn log_sql() -> String {
     source_sql("custom_id_log c")
+}
+
+/// The fresh invites' rows of a slice: the range of `invites` past the mark, which is
+/// short (a flush moves it whenever it reaches [`super::custom_id_upkeep::FLUSH_AT`]).
+/// The unary `+`s keep SQLite from reading it through `invites_by_status` instead,
+/// which would be a range of every pending invite of the site.
+pub(super) fn fresh_sql() -> String {
+    format!(
+        "SELECT {INVITE_COLUMNS} FROM invites i
+         WHERE {} AND +i.site_id = ?1 AND i.custom_id = ?9
+           AND +i.created_at >= ?3 AND (i.created_at, i.invite_id) < (?4, ?5)
+           AND +i.status = ?2 AND i.expires_at >= ?6 AND i.expires_at < ?7
+         ORDER BY i.created_at DESC, i.invite_id DESC LIMIT ?8",
+        fresh("i.invite_id")
+    )
 }
 
 /// One run's rows of a slice: a range of the run in the order asked for.
@@ -74,8 +106,8 @@ pub fn runs(conn: &Connection) -> StoreResult<Vec<i64>> {
     all(conn, "SELECT run FROM custom_id_run_list", [], |r| r.int(0))
 }
 
-/// A slice of one customId's invites: the first `limit` of the log's and of each of
-/// `runs`', newest first. The caller holds one read transaction (in which it read
+/// A slice of one customId's invites: the first `limit` of the fresh invites', the
+/// log's and of each of `runs`', newest first. The caller holds one read transaction (in which it read
 /// `runs`), so each entry is seen in exactly one place.
 pub fn slice(
     conn: &Connection,
@@ -99,7 +131,8 @@ pub fn slice(
         limit,
         custom_id
     ];
-    let mut found = all(conn, &from_log, base, |row| rows::invite(row, 0))?;
+    let mut found = all(conn, &fresh_sql(), base, |row| rows::invite(row, 0))?;
+    found.extend(all(conn, &from_log, base, |row| rows::invite(row, 0))?);
     for run in runs {
         let mut with_run = base.to_vec();
         with_run.push(run);

@@ -265,6 +265,13 @@ mod tests {
             "SEARCH c USING PRIMARY KEY (run=? AND site_id=? AND custom_id=? AND created_at>? AND (created_at,invite_id)<(?,?)); \
              SEARCH i USING PRIMARY KEY (invite_id=?)",
         );
+        // The fresh invites' rows: the range of the table past the mark (at most about
+        // two flushes' worth however many invites there are), sorted.
+        let fresh = plan(&custom_ids::fresh_sql());
+        assert!(
+            fresh.starts_with("SEARCH i USING PRIMARY KEY (invite_id>?)"),
+            "{fresh}"
+        );
         for p in [by_status, by_run] {
             assert!(!p.contains("TEMP B-TREE") && !p.starts_with("SCAN"), "{p}");
         }
