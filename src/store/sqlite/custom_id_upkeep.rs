@@ -6,9 +6,10 @@
 //! - a *merge* drains the [`FANOUT`] oldest runs of one size tier into one new run, a
 //!   bounded number of entries per batch, smallest first.
 //!
-//! Each step moves entries with one `INSERT … SELECT` and one `DELETE` (a flush: an
-//! `UPDATE` of the mark) in the writer's transaction, so every commit (and every crash) leaves each entry in exactly one place,
-//! and the statements do the sorting and copying in SQLite, not row by row here. What a
+//! Each step moves entries with one `INSERT … SELECT` and one `DELETE` (a flush: and an
+//! `UPDATE` of the mark) in the writer's transaction, so every commit (and every crash)
+//! leaves each entry in exactly one place, and the statements do the sorting and
+//! copying in SQLite, not row by row here. What a
 //! merge has left to do lives in memory only: after a restart or a failed commit it is
 //! forgotten, and a half-written run is just a smaller run, merged like any other.
 

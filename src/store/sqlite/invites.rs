@@ -272,6 +272,15 @@ mod tests {
             fresh.starts_with("SEARCH i USING PRIMARY KEY (invite_id>?)"),
             "{fresh}"
         );
+        // The flush counts and steps through the same range.
+        let counted = plan(&format!(
+            "SELECT count(*) FROM invites i WHERE {}",
+            custom_ids::fresh("i.invite_id")
+        ));
+        assert!(
+            counted.starts_with("SEARCH i USING PRIMARY KEY (invite_id>?)"),
+            "{counted}"
+        );
         for p in [by_status, by_run] {
             assert!(!p.contains("TEMP B-TREE") && !p.starts_with("SCAN"), "{p}");
         }
