@@ -7,6 +7,15 @@ use super::*;
 use crate::domain::InviteId;
 use crate::store::sqlite::migrations;
 
+/// Every entry is in one place, and a lookup of `custom_id` finds what a scan finds.
+fn assert_found_once(conn: &Connection, custom_id: &str) {
+    assert_each_entry_once(conn);
+    assert_eq!(
+        found(conn, SITE, custom_id, 50),
+        expected(conn, SITE, custom_id, 50)
+    );
+}
+
 /// An id made before a flush and stored after it is not past the mark: its entry goes
 /// to the log, is found there, and the next flush takes it.
 #[test]
@@ -22,21 +31,13 @@ fn an_invite_stored_after_a_flush_that_passed_its_id_is_logged_and_flushed() {
     assert_eq!(runs(&conn).len(), 1, "the fresh invites were flushed");
     store(&conn, SITE, &late, 0, Some("user-1"));
     assert_eq!(places(&conn)[late.as_str()], ["log"]);
-    assert_each_entry_once(&conn);
-    assert_eq!(
-        found(&conn, SITE, "user-1", 50),
-        expected(&conn, SITE, "user-1", 50)
-    );
+    assert_found_once(&conn, "user-1");
     for n in 100..100 + SMALL.flush_at as i64 {
         create(&conn, SITE, n, Some("user-2"));
     }
     batch(&conn, &mut upkeep, SMALL.flush_at);
     assert!(places(&conn)[late.as_str()][0].starts_with("run "));
-    assert_each_entry_once(&conn);
-    assert_eq!(
-        found(&conn, SITE, "user-1", 50),
-        expected(&conn, SITE, "user-1", 50)
-    );
+    assert_found_once(&conn, "user-1");
 }
 
 /// A log that fills without fresh invites beside it (the clock set back, so that every
@@ -58,11 +59,7 @@ fn a_log_that_fills_on_its_own_is_flushed() {
     batch(&conn, &mut upkeep, early.len());
     let logged = places(&conn).values().filter(|p| p[0] == "log").count();
     assert_eq!(logged, 0, "the log was flushed");
-    assert_each_entry_once(&conn);
-    assert_eq!(
-        found(&conn, SITE, "user-3", 50),
-        expected(&conn, SITE, "user-3", 50)
-    );
+    assert_found_once(&conn, "user-3");
 }
 
 /// Migration 13 on a database whose log holds every create since the last flush (the
@@ -70,18 +67,7 @@ fn a_log_that_fills_on_its_own_is_flushed() {
 /// once, and the next flush takes them with the fresh invites after them.
 #[test]
 fn a_log_of_the_old_kind_is_kept_found_and_flushed_after_migration_13() {
-    let mut conn = Connection::open_in_memory().unwrap();
-    let tx = conn.transaction().unwrap();
-    for sql in &migrations::MIGRATIONS[..12] {
-        tx.execute_batch(sql).unwrap();
-    }
-    tx.pragma_update(None, "user_version", 12).unwrap();
-    tx.commit().unwrap();
-    conn.execute(
-        "INSERT INTO sites (site_id, name, created_at) VALUES (?1, 'n', 1)",
-        [SITE],
-    )
-    .unwrap();
+    let mut conn = database_at(12);
     let mut old = Vec::new();
     for n in 0..5 {
         let id = InviteId::generate(1_700_000_000_000 + n);
@@ -102,20 +88,12 @@ fn a_log_of_the_old_kind_is_kept_found_and_flushed_after_migration_13() {
     migrations::apply(&mut conn).unwrap();
     let at = places(&conn);
     assert!(old.iter().all(|id| at[id.as_str()] == ["log"]), "{at:?}");
-    assert_each_entry_once(&conn);
-    assert_eq!(
-        found(&conn, SITE, "user-1", 50),
-        expected(&conn, SITE, "user-1", 50)
-    );
+    assert_found_once(&conn, "user-1");
     let mut upkeep = upkeep();
     for n in 10..10 + SMALL.flush_at as i64 {
         create(&conn, SITE, n, Some("user-1"));
     }
     batch(&conn, &mut upkeep, SMALL.flush_at);
     assert_eq!(runs(&conn), [(1, 5 + SMALL.flush_at as i64)]);
-    assert_each_entry_once(&conn);
-    assert_eq!(
-        found(&conn, SITE, "user-1", 50),
-        expected(&conn, SITE, "user-1", 50)
-    );
+    assert_found_once(&conn, "user-1");
 }

@@ -22,6 +22,24 @@ pub(super) fn database() -> Connection {
     conn
 }
 
+/// A database as its first `applied` migrations left it, with [`SITE`]; the test
+/// applies the rest.
+pub(super) fn database_at(applied: usize) -> Connection {
+    let mut conn = Connection::open_in_memory().unwrap();
+    let tx = conn.transaction().unwrap();
+    for sql in &migrations::MIGRATIONS[..applied] {
+        tx.execute_batch(sql).unwrap();
+    }
+    tx.pragma_update(None, "user_version", applied).unwrap();
+    tx.commit().unwrap();
+    conn.execute(
+        "INSERT INTO sites (site_id, name, created_at) VALUES (?1, 'n', 1)",
+        [SITE],
+    )
+    .unwrap();
+    conn
+}
+
 /// Small runs and small steps, so that a few hundred invites go through every step and
 /// merges take many batches.
 pub(super) const SMALL: Sizes = Sizes {
@@ -289,18 +307,7 @@ fn a_lookup_sees_only_its_site() {
 
 #[test]
 fn the_invites_stored_before_become_the_first_run_in_order() {
-    let mut conn = Connection::open_in_memory().unwrap();
-    let tx = conn.transaction().unwrap();
-    for sql in &migrations::MIGRATIONS[..11] {
-        tx.execute_batch(sql).unwrap();
-    }
-    tx.pragma_update(None, "user_version", 11).unwrap();
-    tx.commit().unwrap();
-    conn.execute(
-        "INSERT INTO sites (site_id, name, created_at) VALUES (?1, 'n', 1)",
-        [SITE],
-    )
-    .unwrap();
+    let mut conn = database_at(11);
     for n in 0..20 {
         let custom_id = (n % 3 != 0).then(|| format!("user-{}", 20 - n));
         conn.execute(
