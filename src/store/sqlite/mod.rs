@@ -22,6 +22,7 @@ mod changes;
 mod checkpoint;
 mod connect;
 mod console;
+mod custom_id_mark;
 mod custom_id_upkeep;
 mod custom_ids;
 mod erasure;
