@@ -16,9 +16,9 @@
 use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 
+use super::custom_ids;
 use super::query::exec_cached;
 use super::{all, one};
-use super::{custom_id_mark, custom_ids};
 use crate::store::StoreResult;
 
 /// Fresh invites that make a run: the range past the mark a lookup scans stays about
@@ -217,7 +217,8 @@ impl Upkeep {
             .execute(params![run, mark])?;
         conn.prepare_cached("DELETE FROM custom_id_log")?
             .execute([])?;
-        custom_id_mark::move_mark(conn, &mark)?;
+        conn.prepare_cached("UPDATE custom_id_flushed SET invite_id = ?1")?
+            .execute([&mark])?;
         add_entries(conn, run, moved as i64)?;
         let left = if fresh >= flush_at {
             fresh - flush_at

@@ -18,7 +18,6 @@ use rusqlite::{params, Connection};
 use std::sync::LazyLock;
 
 use super::all;
-use super::custom_id_mark::BatchMark;
 use crate::clock::UnixTime;
 use crate::domain::{CustomId, InviteId};
 use crate::store::rows::{self, INVITE_COLUMNS};
@@ -33,8 +32,7 @@ pub(super) fn fresh(id: &str) -> String {
 
 /// Logs a new invite's customId, in the create's transaction, if its id is not past the
 /// mark: an id made before the last flush, which the next must take from the log. Every
-/// other invite is found past the mark ([`fresh`]), so this writes nothing, and inside a
-/// writer's batch ([`BatchMark`]) it asks SQLite nothing either.
+/// other invite is found past the mark ([`fresh`]), so this writes nothing.
 pub(super) fn log(
     conn: &Connection,
     invite: &InviteId,
@@ -42,9 +40,6 @@ pub(super) fn log(
     custom_id: &CustomId,
     created_at: UnixTime,
 ) -> StoreResult<()> {
-    if BatchMark::is_past(conn, invite)? {
-        return Ok(());
-    }
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "INSERT INTO custom_id_log (invite_id, site_id, custom_id, created_at)

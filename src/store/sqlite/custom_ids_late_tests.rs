@@ -5,7 +5,6 @@
 use super::tests::*;
 use super::*;
 use crate::domain::InviteId;
-use crate::store::sqlite::custom_id_mark::BatchMark;
 use crate::store::sqlite::migrations;
 
 /// Every entry is in one place, and a lookup of `custom_id` finds what a scan finds.
@@ -38,34 +37,6 @@ fn an_invite_stored_after_a_flush_that_passed_its_id_is_logged_and_flushed() {
     }
     batch(&conn, &mut upkeep, SMALL.flush_at);
     assert!(places(&conn)[late.as_str()][0].starts_with("run "));
-    assert_found_once(&conn, "user-1");
-}
-
-/// In a writer's batch a create knows the mark from the batch's one read of it, and a
-/// flush in the same batch makes it read the moved mark: an invite past the old mark but
-/// not the new one is logged, and one past the new mark is not.
-#[test]
-fn a_batch_that_flushed_reads_the_moved_mark_and_logs_what_it_passed() {
-    let conn = database();
-    let mut upkeep = upkeep();
-    let batch_mark = BatchMark::begin();
-    // Made first (ids grow in the order they are made), stored after the flush.
-    let late = InviteId::generate(1_700_000_000_000);
-    for n in 1..=SMALL.flush_at as i64 {
-        create(&conn, SITE, n, Some("user-1"));
-    }
-    assert!(
-        places(&conn).values().all(|p| *p == ["fresh"]),
-        "nothing logged"
-    );
-    // The flush moves the mark past every invite so far, and past the late one.
-    batch(&conn, &mut upkeep, SMALL.flush_at);
-    store(&conn, SITE, &late, 0, Some("user-1"));
-    let fresh = create(&conn, SITE, 100, Some("user-1"));
-    drop(batch_mark);
-    let at = places(&conn);
-    assert_eq!(at[late.as_str()], ["log"]);
-    assert_eq!(at[fresh.as_str()], ["fresh"]);
     assert_found_once(&conn, "user-1");
 }
 

@@ -22,7 +22,6 @@ mod changes;
 mod checkpoint;
 mod connect;
 mod console;
-mod custom_id_mark;
 mod custom_id_upkeep;
 mod custom_ids;
 mod erasure;

@@ -10,7 +10,7 @@ use super::checkpoint::{self, Committed};
 use super::query::exec_cached;
 use super::queue::{Pushed, Queue, Taken, WakeOnDrop};
 use super::writer_conn::{Snapshot, WriterConn, SNAPSHOT_AGE};
-use super::{background, custom_id_mark, custom_id_upkeep, tally};
+use super::{background, custom_id_upkeep, tally};
 use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
@@ -261,8 +261,6 @@ fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committ
             }
             continue;
         }
-        // Until the commit or rollback below, creates know the customId mark from one read.
-        let mark = custom_id_mark::BatchMark::begin();
         let jobs_run = batch.len();
         for job in batch.drain(..) {
             if conn.is_autocommit() {
@@ -299,7 +297,6 @@ fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committ
                 let _ = conn.execute_batch("ROLLBACK");
             }
         }
-        drop(mark);
         // Committed or not, the batch is over: the invites it changed may be read again.
         writer.end_batch(held_at);
         drop(writer);
