@@ -107,8 +107,8 @@ pub fn runs(conn: &Connection) -> StoreResult<Vec<i64>> {
 }
 
 /// A slice of one customId's invites: the first `limit` of the fresh invites', the
-/// log's and of each of `runs`', newest first. The caller holds one read transaction (in which it read
-/// `runs`), so each entry is seen in exactly one place.
+/// log's and of each of `runs`', newest first. The caller holds one read transaction
+/// (in which it read `runs`), so each entry is seen in exactly one place.
 pub fn slice(
     conn: &Connection,
     runs: &[i64],
