@@ -16,9 +16,9 @@
 # distinct customIds, scattered, as in bench/run.sh), --pairs N (8), --duration S (4),
 # --preload N (20000), --reads N (GETs read N ids drawn afresh at random from those
 # stored before every run, as bench/run.sh does; default: all of them), --postgres.
-# Environment: CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1), PG_SHARED_BUFFERS (1GB;
-# bench/lib.sh). Before every run the database file is read once, as bench/run.sh does
-# (this VM pages out file pages left unread for 60 s).
+# Environment:
+# CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1). Before every run the database file is
+# read once, as bench/run.sh does (this VM pages out file pages left unread for 60 s).
 # Bounded: PAIRS × 2 wrk runs of DURATION seconds, after the preloads.
 set -euo pipefail
 cd "$(dirname "$0")/.."

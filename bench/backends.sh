@@ -30,13 +30,12 @@ trap cleanup EXIT
 as_pg() { if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# A throwaway cluster, durable like production (fsync on), its buffer pool sized as
-# docs/postgres.md advises (as in bench/lib.sh).
+# A throwaway cluster, durable like production (fsync on).
 [[ $(id -u) -eq 0 ]] && chown postgres "$work"
 as_pg "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust --no-sync >/dev/null
 pgport=$(free_port)
 as_pg "$pgbin/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
-  -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c max_connections=200 -c shared_buffers=${PG_SHARED_BUFFERS:-1GB}" start >/dev/null
+  -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work -c fsync=on -c max_connections=200" start >/dev/null
 
 start_node() { # database URL → pid and port in NODE_PID, NODE_PORT
   NODE_PORT=$(free_port)

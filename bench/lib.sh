@@ -44,10 +44,7 @@ preload() { # port count ids-file: stores `count` invites through the API, each 
 
 # A throwaway PostgreSQL cluster in `$work/pg` (fsync on), brought to the state of one in
 # service (bench/pg_warm.sql), with the databases named; pinned to the CPUs of `pin_pg`
-# (a taskset prefix, possibly empty). Sets PG_PORT; `stop_pg` stops it. Its buffer pool
-# (PG_SHARED_BUFFERS, 1GB) holds every invite the benchmark stores, as docs/postgres.md
-# advises: at PostgreSQL's built-in 128MB the customId index's randomly placed pages are
-# evicted and written back by the backends (BENCHMARKS.md, "PostgreSQL's buffer pool").
+# (a taskset prefix, possibly empty). Sets PG_PORT; `stop_pg` stops it.
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true; }
 as_pg() { if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 start_pg() { # database...
@@ -57,7 +54,7 @@ start_pg() { # database...
   as_pg "$bin/initdb" -D "$work/pg" -U postgres --auth=trust --no-sync >/dev/null
   PG_PORT=$(free_port)
   as_pg "${pin_pg[@]}" "$bin/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $work -c fsync=on -c synchronous_commit=on -c max_connections=100 -c shared_buffers=${PG_SHARED_BUFFERS:-1GB}" \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $work -c fsync=on -c synchronous_commit=on -c max_connections=100" \
     start >/dev/null
   for db in "$@"; do creates+=(-c "CREATE DATABASE $db"); done
   psql -X -q "postgres://postgres@127.0.0.1:$PG_PORT/postgres" "${creates[@]}" -f bench/pg_warm.sql

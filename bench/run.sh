@@ -16,8 +16,7 @@
 #
 # Environment: CONNECTIONS (64), SERVER_CPU (0), LOAD_CPU (1), PG_CPU (PostgreSQL's CPUs;
 # default SERVER_CPU: the service is agegate and its database), KEEP=1 keeps the work dir,
-# SETTLE (15: seconds the disk is left to settle before the first phase),
-# PG_SHARED_BUFFERS (1GB: the cluster's buffer pool, see bench/lib.sh).
+# SETTLE (15: seconds the disk is left to settle before the first phase).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
