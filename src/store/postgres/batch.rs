@@ -64,9 +64,10 @@ pub struct Batcher<B: Batch> {
 }
 
 impl<B: Batch> Batcher<B> {
-    /// Starts the task that runs the queued requests (on the current runtime). One task
-    /// per kind: with two, batches get smaller and each pays its own round trip or flush
-    /// (measured: creates 23 k → 20 k req/s, reads 43 k → 41 k).
+    /// Starts the task that runs the queued requests (on the current runtime). One batch
+    /// in flight per kind: with two, batches get smaller and each pays its own round trip
+    /// or flush (measured: creates 23 k → 20 k req/s, reads 43 k → 41 k; again on
+    /// 2026-11-27, two in flight on two connections: creates 0.893×, BENCHMARKS.md).
     pub fn start(pool: Pool) -> Self {
         let (queue, waiting) = mpsc::unbounded_channel();
         tokio::spawn(run_batches::<B>(pool, waiting));
