@@ -130,7 +130,26 @@ pub fn cancel(current: Status) -> Result<CancelTransition, CancelError> {
 /// The gateway page of an invite under `public_url` (which has no trailing slash): the
 /// invite's `url`, in answers and webhooks alike.
 pub fn gateway_url(public_url: &str, id: &InviteId) -> String {
-    format!("{public_url}/gateway/{id}")
+    GatewayUrl { public_url, id }.to_string()
+}
+
+/// [`gateway_url`] without building it: written where it goes (into a JSON answer).
+#[derive(Clone, Copy)]
+pub struct GatewayUrl<'a> {
+    pub public_url: &'a str,
+    pub id: &'a InviteId,
+}
+
+impl std::fmt::Display for GatewayUrl<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/gateway/{}", self.public_url, self.id)
+    }
+}
+
+impl Serialize for GatewayUrl<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 #[cfg(test)]

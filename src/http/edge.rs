@@ -1,6 +1,7 @@
 //! What every request to the public listener passes through before its route, as one
 //! service: a span named by the method and path, a JSON 500 for a handler that panics,
-//! and compression for clients that ask for it.
+//! compression for clients that ask for it, and the limits on a request's body (its size
+//! for axum's extractors, a deadline for the rest of it).
 //!
 //! tower-http's trace, compression and panic layers did this before, stacked. Each one
 //! wrapped every request's future and body, whether or not anyone compressed or logged.
@@ -8,8 +9,13 @@
 //! Here a request without `Accept-Encoding` is routed around the compression layer. Its
 //! answer still carries the `Vary: accept-encoding` the layer would have added, so caches
 //! see the same headers whichever way a request went.
+//!
+//! The body's limits wrap the router once, not each route: `Router::layer` boxes every
+//! route again per layer, and each box is cloned and its future boxed on every request
+//! (BENCHMARKS.md, "Status reads, 2026-11-27, third session").
 
 use axum::body::Bytes;
+use axum::extract::DefaultBodyLimit;
 use axum::http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_RANGE, VARY};
 use axum::http::HeaderValue;
 use axum::http::Request;
@@ -27,24 +33,38 @@ use std::task::{ready, Context, Poll};
 use std::time::Instant;
 use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::compression::CompressionLayer;
+use tower_http::timeout::RequestBodyTimeout;
+use tower_layer::Layer;
 use tower_service::Service;
 use tracing::instrument::Instrumented;
 use tracing::Instrument;
 
+use super::body::{BODY_LIMIT, BODY_READ_TIMEOUT};
 use super::error::ApiError;
 
 /// The public service: `routes` behind the edge.
 #[derive(Clone)]
 pub struct Edge {
-    plain: Router,
-    compressed: Router,
+    plain: Guarded,
+    compressed: Guarded,
+}
+
+/// A router behind the body's limits. A client that stops sending its body is cut off
+/// (its headers have their own deadline: see `server`).
+type Guarded = RequestBodyTimeout<<DefaultBodyLimit as Layer<Router>>::Service>;
+
+fn guarded(routes: Router) -> Guarded {
+    RequestBodyTimeout::new(
+        DefaultBodyLimit::max(BODY_LIMIT).layer(routes),
+        BODY_READ_TIMEOUT,
+    )
 }
 
 impl Edge {
     pub fn new(routes: Router) -> Self {
         Self {
-            compressed: routes.clone().layer(CompressionLayer::new()),
-            plain: routes,
+            compressed: guarded(routes.clone().layer(CompressionLayer::new())),
+            plain: guarded(routes),
         }
     }
 }

@@ -16,12 +16,10 @@ pub mod receipts;
 pub mod verifier;
 
 use axum::body::Bytes;
-use axum::extract::DefaultBodyLimit;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use std::sync::Arc;
 use tokio::sync::Notify;
-use tower_http::timeout::RequestBodyTimeoutLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -182,10 +180,7 @@ pub fn router(parts: AppParts) -> edge::Edge {
     });
     let routes = routes
         .fallback(route_not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(body::BODY_LIMIT))
-        // A client that stops sending its body is cut off (headers: see `server`).
-        .layer(RequestBodyTimeoutLayer::new(body::BODY_READ_TIMEOUT));
+        .method_not_allowed_fallback(method_not_allowed);
     let routes = if parts.observe {
         routes.layer(axum::middleware::from_fn_with_state(
             state.clone(),
