@@ -37,6 +37,22 @@ pub const INVITE_ID_PATTERN: &str = "^(?:[A-Za-z0-9_-]{8})?[A-Za-z0-9_-]{21}[AQg
 
 /// base64url's 64 characters in ASCII order.
 const ORDERED: &[u8; 64] = b"-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
+/// Each byte's place in [`ORDERED`]; 64 for a byte that is not in it.
+const ORDERED_VALUE: [u8; 256] = {
+    let mut table = [64u8; 256];
+    let mut i = 0;
+    while i < ORDERED.len() {
+        table[ORDERED[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// An id's bytes, decoded: the first `len` of `bytes` (16, or 22 with the time prefix).
+struct Decoded {
+    bytes: [u8; TIME_BYTES + INVITE_ID_RANDOM_BYTES],
+    len: usize,
+}
 /// Added to the ticks, so that ids do not start with `-` (the alphabet's zero), which
 /// command lines and some tools would take for an option. 2^47 ticks after 1970 is the
 /// year 2248.
@@ -105,33 +121,47 @@ impl InviteId {
         Self::decode(s).map(|_| Self(s.to_owned()))
     }
 
-    fn decode(s: &str) -> Option<Vec<u8>> {
+    /// The bytes `s` spells, decoded on the stack (every status read parses an id).
+    fn decode(s: &str) -> Option<Decoded> {
         let (time, random) = match s.len() {
             INVITE_ID_MIN_LEN => ("", s),
             INVITE_ID_MAX_LEN => s.split_at_checked(TIME_LEN)?,
             _ => return None,
         };
-        let mut bytes = Vec::with_capacity(TIME_BYTES + INVITE_ID_RANDOM_BYTES);
+        let mut out = Decoded {
+            bytes: [0; TIME_BYTES + INVITE_ID_RANDOM_BYTES],
+            len: 0,
+        };
         if !time.is_empty() {
             let mut bits = 0u64;
             for c in time.bytes() {
-                let digit = ORDERED.iter().position(|&o| o == c)?;
-                bits = bits << 6 | digit as u64;
+                let digit = ORDERED_VALUE[usize::from(c)];
+                if usize::from(digit) >= ORDERED.len() {
+                    return None;
+                }
+                bits = bits << 6 | u64::from(digit);
             }
-            bytes.extend_from_slice(&bits.to_be_bytes()[2..]);
+            out.bytes[..TIME_BYTES].copy_from_slice(&bits.to_be_bytes()[2..]);
+            out.len = TIME_BYTES;
         }
-        // The engine refuses padding, other alphabets and non-zero trailing bits.
-        let random = URL_SAFE_NO_PAD.decode(random).ok()?;
-        if random.len() != INVITE_ID_RANDOM_BYTES {
+        // The engine refuses padding, other alphabets and non-zero trailing bits. Its
+        // estimate of 22 characters' bytes is 18, so the buffer has room for 18.
+        let mut random_bytes = [0u8; INVITE_ID_RANDOM_BYTES + 2];
+        let n = URL_SAFE_NO_PAD
+            .decode_slice(random, &mut random_bytes)
+            .ok()?;
+        if n != INVITE_ID_RANDOM_BYTES {
             return None;
         }
-        bytes.extend_from_slice(&random);
-        Some(bytes)
+        out.bytes[out.len..out.len + n].copy_from_slice(&random_bytes[..n]);
+        out.len += n;
+        Some(out)
     }
 
     /// The id's bytes: 16, or 22 with the time prefix.
     pub fn to_bytes(&self) -> Vec<u8> {
-        Self::decode(&self.0).expect("an InviteId holds a valid spelling")
+        let decoded = Self::decode(&self.0).expect("an InviteId holds a valid spelling");
+        decoded.bytes[..decoded.len].to_vec()
     }
 
     pub fn as_str(&self) -> &str {
