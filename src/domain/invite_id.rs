@@ -53,6 +53,7 @@ struct Decoded {
     bytes: [u8; TIME_BYTES + INVITE_ID_RANDOM_BYTES],
     len: usize,
 }
+
 /// Added to the ticks, so that ids do not start with `-` (the alphabet's zero), which
 /// command lines and some tools would take for an option. 2^47 ticks after 1970 is the
 /// year 2248.
