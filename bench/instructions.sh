@@ -9,8 +9,8 @@
 # and are printed for scale only: the store's read (valgrind runs the server ~50×
 # slower, so the cache's 2-ms freshness runs out between most reads and they go to
 # SQLite, which they rarely do at full speed) and the whole process (the runtime's
-# parking and the background threads too). Valgrind counts
-# no kernel time and hides SHA-NI (the Basic check's SHA-256 runs in software here).
+# parking and the background threads too). Valgrind counts no kernel time and hides
+# SHA-NI (the Basic check's SHA-256 runs in software here).
 # Bounded: two runs per build, about 10 s each.
 #
 #   bash bench/instructions.sh                         # target/release/agegate (built)
@@ -28,11 +28,11 @@ if ((${#bins[@]} == 0)); then
   bins=("$PWD/target/release/agegate")
 fi
 work=$(mktemp -d "$PWD/target/instructions.XXXXXX")
-trap 'kill "${server:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'rm -rf "$work"' EXIT
 source bench/lib.sh
 
-run() { # binary gets → callgrind's output file
-  local out="$work/cg.$RANDOM" db="sqlite:$work/db.$RANDOM" port
+run() { # binary gets → callgrind's output file; stops its server whatever happens
+  local out="$work/cg.$RANDOM" db="sqlite:$work/db.$RANDOM" port server
   port=$(free_port)
   new_site "$1" "$db"
   RUST_LOG=warn valgrind --tool=callgrind --callgrind-out-file="$out" \
@@ -40,8 +40,10 @@ run() { # binary gets → callgrind's output file
     --public-url http://127.0.0.1 2>>"$work/valgrind.log" &
   server=$!
   for _ in $(seq 600); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-  python3 bench/instructions.py "$port" "$SITE" "$AUTH" "$CREATES" "$2"
+  local ok=0
+  python3 bench/instructions.py "$port" "$SITE" "$AUTH" "$CREATES" "$2" >&2 || ok=$?
   kill -TERM "$server"; wait "$server" || true
+  ((ok == 0)) || { echo "instructions: the client failed; the server's log:" >&2; tail -5 "$work/valgrind.log" >&2; exit 1; }
   echo "$out"
 }
 total() { grep -E '^(summary|totals):' "$1" | tail -1 | awk '{print $2}'; }
