@@ -3,7 +3,21 @@
 //! and the same JSON shapes, but no storage. What agegate keeps of this server's speed
 //! is what its own work costs. Used by `bench/run.sh`; not part of the product.
 //!
+//! With `--store FILE` it is the *floor* instead (`bench/floor.sh`): each create is also
+//! stored before it is answered, as agegate must, but as simply as SQLite allows: one row
+//! (invite id, customId) per create, one writer thread committing what is queued as one
+//! transaction (group commit), WAL with `synchronous = FULL`, SQLite's own checkpoints.
+//! `--index` adds an index on the customId (what a list by customId needs, done the
+//! plain way); `--no-checkpoint` never copies the WAL back into the database, so the WAL
+//! grows without bound: a bound to measure against, not a way to run a server. With
+//! `--store postgres://…` the row goes to PostgreSQL instead, each batch as one
+//! `INSERT … SELECT FROM unnest(…)` committed on its own (as agegate batches creates).
+//!
 //!   cargo run --release --example ceiling -- 127.0.0.1:9000 SITE_ID USERNAME PASSWORD
+//!   cargo run --release --example ceiling -- 127.0.0.1:9000 SITE_ID USERNAME PASSWORD \
+//!     --store /tmp/floor.db [--index] [--no-checkpoint]
+//!   cargo run --release --example ceiling -- 127.0.0.1:9000 SITE_ID USERNAME PASSWORD \
+//!     --store postgres://postgres@127.0.0.1:5432/floor [--index]
 
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -21,6 +35,120 @@ struct Site {
     id: String,
     username: String,
     digest: [u8; 32],
+    store: Option<Store>,
+}
+
+/// A create waiting for the writer: its invite id, its customId, and where to say
+/// whether it was committed.
+type Job = (String, Option<String>, tokio::sync::oneshot::Sender<bool>);
+
+enum Store {
+    Sqlite(crossbeam_channel::Sender<Job>),
+    Postgres(tokio::sync::mpsc::UnboundedSender<Job>),
+}
+
+const TABLE: &str =
+    "CREATE TABLE IF NOT EXISTS invites (invite_id TEXT PRIMARY KEY, custom_id TEXT)";
+const INDEX: &str = "CREATE INDEX IF NOT EXISTS invites_by_custom_id ON invites (custom_id)";
+
+impl Store {
+    async fn open(
+        target: &str,
+        index: bool,
+        checkpoint: bool,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        if target.starts_with("postgres://") {
+            Ok(Self::open_postgres(target, index).await?)
+        } else {
+            Ok(Self::open_sqlite(target, index, checkpoint)?)
+        }
+    }
+
+    async fn open_postgres(url: &str, index: bool) -> Result<Self, tokio_postgres::Error> {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
+        tokio::spawn(connection);
+        client.batch_execute(TABLE).await?;
+        if index {
+            client.batch_execute(INDEX).await?;
+        }
+        let (jobs, queue) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(postgres_write_loop(client, queue));
+        Ok(Self::Postgres(jobs))
+    }
+
+    fn open_sqlite(path: &str, index: bool, checkpoint: bool) -> rusqlite::Result<Self> {
+        let conn = rusqlite::Connection::open(path)?;
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")?;
+        conn.execute_batch(&format!("{TABLE} WITHOUT ROWID"))?;
+        if index {
+            conn.execute_batch(INDEX)?;
+        }
+        if !checkpoint {
+            conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        }
+        let (jobs, queue) = crossbeam_channel::unbounded();
+        std::thread::spawn(move || write_loop(&conn, &queue));
+        Ok(Self::Sqlite(jobs))
+    }
+
+    /// Whether the create was committed (false if the writer is gone or failed).
+    async fn put(&self, invite_id: String, custom_id: Option<String>) -> bool {
+        let (reply, committed) = tokio::sync::oneshot::channel();
+        let job = (invite_id, custom_id, reply);
+        let queued = match self {
+            Self::Sqlite(jobs) => jobs.send(job).is_ok(),
+            Self::Postgres(jobs) => jobs.send(job).is_ok(),
+        };
+        queued && committed.await == Ok(true)
+    }
+}
+
+/// Group commit on PostgreSQL: what is queued when the last commit ends is one statement.
+async fn postgres_write_loop(
+    client: tokio_postgres::Client,
+    mut queue: tokio::sync::mpsc::UnboundedReceiver<Job>,
+) {
+    let mut batch = Vec::new();
+    while queue.recv_many(&mut batch, 4096).await > 0 {
+        let ids: Vec<&str> = batch.iter().map(|(id, _, _)| id.as_str()).collect();
+        let custom_ids: Vec<Option<&str>> = batch.iter().map(|(_, c, _)| c.as_deref()).collect();
+        let committed = client
+            .execute(
+                "INSERT INTO invites (invite_id, custom_id)
+                 SELECT * FROM unnest($1::TEXT[], $2::TEXT[])",
+                &[&ids, &custom_ids],
+            )
+            .await
+            .is_ok();
+        for (_, _, reply) in batch.drain(..) {
+            let _ = reply.send(committed);
+        }
+    }
+}
+
+/// Group commit: everything queued when the writer gets to it is one transaction, and
+/// each create is answered once that transaction is committed (fsynced).
+fn write_loop(conn: &rusqlite::Connection, queue: &crossbeam_channel::Receiver<Job>) {
+    let mut batch = Vec::new();
+    while let Ok(job) = queue.recv() {
+        batch.push(job);
+        batch.extend(queue.try_iter());
+        let committed = commit(conn, &batch).is_ok();
+        for (_, _, reply) in batch.drain(..) {
+            let _ = reply.send(committed);
+        }
+    }
+}
+
+fn commit(conn: &rusqlite::Connection, batch: &[Job]) -> rusqlite::Result<()> {
+    let tx = conn.unchecked_transaction()?;
+    {
+        let mut insert = tx.prepare_cached("INSERT INTO invites VALUES (?1, ?2)")?;
+        for (invite_id, custom_id, _) in batch {
+            insert.execute(rusqlite::params![invite_id, custom_id])?;
+        }
+    }
+    tx.commit()
 }
 
 #[derive(Deserialize, Default)]
@@ -120,8 +248,12 @@ async fn create(
             Err(_) => return error(StatusCode::BAD_REQUEST, 40001, "malformed JSON"),
         }
     };
-    drop(parsed.custom_id);
     let id = invite_id();
+    if let Some(store) = &site.store {
+        if !store.put(id.clone(), parsed.custom_id).await {
+            return error(StatusCode::SERVICE_UNAVAILABLE, 50301, "not stored");
+        }
+    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
@@ -154,14 +286,35 @@ async fn read(
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [listen, id, username, password] = args.as_slice() else {
-        eprintln!("usage: ceiling LISTEN SITE_ID USERNAME PASSWORD");
+    let usage = || -> ! {
+        eprintln!(
+            "usage: ceiling LISTEN SITE_ID USERNAME PASSWORD [--store FILE [--index] [--no-checkpoint]]"
+        );
         std::process::exit(2);
+    };
+    let [listen, id, username, password, options @ ..] = args.as_slice() else {
+        usage()
+    };
+    let store = match options {
+        [] => None,
+        [flag, path, rest @ ..] if flag == "--store" => {
+            if rest
+                .iter()
+                .any(|o| o != "--index" && o != "--no-checkpoint")
+            {
+                usage()
+            }
+            let has = |o: &str| rest.iter().any(|r| r == o);
+            let store = Store::open(path, has("--index"), !has("--no-checkpoint")).await;
+            Some(store.map_err(|e| std::io::Error::other(e.to_string()))?)
+        }
+        _ => usage(),
     };
     let site = Arc::new(Site {
         id: id.clone(),
         username: username.clone(),
         digest: Sha256::digest(password.as_bytes()).into(),
+        store,
     });
     let app = Router::new()
         .route("/v1/website/{site_id}/invite", post(create))
