@@ -8,20 +8,27 @@
 # workload); every server starts from an empty database. With --postgres the floor and
 # agegate store in a throwaway PostgreSQL cluster instead (as in run.sh: fsync on,
 # brought to the state of one in service, on the servers' CPU); there the floor runs
-# plain and with the index.
-# Bounded: ROUNDS × 4–5 servers × (2 s of warm-up + DURATION s); loopback only; the
-# work directory (and cluster) is removed at the end.
+# plain and with the index. With --workload get each server first stores 20,000 invites
+# through its API, then answers status reads of them: the floor finds each in memory (a
+# hash map of what it stored), the least a status read can do.
+# Bounded: ROUNDS × 3–5 servers × (2 s of warm-up + DURATION s, and for get a preload of
+# 20,000 creates); loopback only; the work directory (and cluster) is removed at the end.
 #
 #   bash bench/floor.sh                       # ROUNDS=3 DURATION=8
 #   ROUNDS=5 DURATION=6 bash bench/floor.sh --postgres
+#   bash bench/floor.sh --workload get
 set -euo pipefail
 cd "$(dirname "$0")/.."
-POSTGRES=no
-case ${1:-} in
-  --postgres) POSTGRES=yes ;;
-  "") ;;
-  *) echo "floor: the one option is --postgres" >&2; exit 2 ;;
-esac
+POSTGRES=no WORKLOAD=create
+while (($#)); do
+  case $1 in
+    --postgres) POSTGRES=yes ;;
+    --workload) WORKLOAD=${2:-}; shift ;;
+    *) echo "floor: options are --postgres and --workload create|get" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ $WORKLOAD =~ ^(create|get)$ ]] || { echo "floor: the workloads are create and get" >&2; exit 2; }
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-8}
 CONNECTIONS=${CONNECTIONS:-64}
@@ -76,21 +83,26 @@ start() { # server → PORT, server (its pid); a fresh database each time
   wait_up "$PORT"
 }
 
-creates() { # seconds [--latency] → wrk's output
+load() { # seconds [--latency] → wrk's output; reads the ids of the last preload
   next_block
   "${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"$1s" ${2:-} -s bench/wrk/invites.lua \
-    "http://127.0.0.1:$PORT" -- create "$SITE" "$AUTH" "$work/ids" distinct "$ID_BLOCK"
+    "http://127.0.0.1:$PORT" -- "$WORKLOAD" "$SITE" "$AUTH" "$work/ids" distinct "$ID_BLOCK"
 }
 
 servers=(ceiling floor floor-index floor-no-checkpoint agegate)
 [[ $POSTGRES == no ]] || servers=(ceiling floor floor-index agegate)
+[[ $WORKLOAD == create ]] || servers=(ceiling floor agegate)
 for round in $(seq "$ROUNDS"); do
   # Each round starts with the next server, so none always runs first.
   for i in "${!servers[@]}"; do
     s=${servers[$(((i + round - 1) % ${#servers[@]}))]}
     start "$s"
-    creates 2 >/dev/null
-    out=$(creates "$DURATION" --latency)
+    if [[ $WORKLOAD == get ]]; then
+      : >"$work/ids"
+      preload "$PORT" 20000 "$work/ids" >/dev/null
+    fi
+    load 2 >/dev/null
+    out=$(load "$DURATION" --latency)
     kill "$server"; wait "$server" 2>/dev/null || true; server=
     grep -q "Non-2xx\|Socket errors" <<<"$out" && { echo "floor: $s answered errors" >&2; echo "$out" >&2; exit 1; }
     echo "$round $s $(awk '/Requests\/sec/ {print $2}' <<<"$out") $(awk '$1 == "50%" || $1 == "99%" {printf "%s ", $2}' <<<"$out")" | tee -a "$work/results"

@@ -12,6 +12,8 @@
 //! grows without bound: a bound to measure against, not a way to run a server. With
 //! `--store postgres://…` the row goes to PostgreSQL instead, each batch as one
 //! `INSERT … SELECT FROM unnest(…)` committed on its own (as agegate batches creates).
+//! Status reads then look the invite up among those stored (kept in memory, a hash map:
+//! the least a read can do) and answer 404 for one never stored.
 //!
 //!   cargo run --release --example ceiling -- 127.0.0.1:9000 SITE_ID USERNAME PASSWORD
 //!   cargo run --release --example ceiling -- 127.0.0.1:9000 SITE_ID USERNAME PASSWORD \
@@ -28,7 +30,8 @@ use base64::Engine;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use subtle::ConstantTimeEq;
 
 struct Site {
@@ -42,7 +45,13 @@ struct Site {
 /// whether it was committed.
 type Job = (String, Option<String>, tokio::sync::oneshot::Sender<bool>);
 
-enum Store {
+struct Store {
+    writer: Writer,
+    /// The customId of every invite stored, by invite id, for status reads.
+    kept: Mutex<HashMap<String, Option<String>>>,
+}
+
+enum Writer {
     Sqlite(crossbeam_channel::Sender<Job>),
     Postgres(tokio::sync::mpsc::UnboundedSender<Job>),
 }
@@ -57,14 +66,18 @@ impl Store {
         index: bool,
         checkpoint: bool,
     ) -> Result<Self, Box<dyn std::error::Error>> {
-        if target.starts_with("postgres://") {
-            Ok(Self::open_postgres(target, index).await?)
+        let writer = if target.starts_with("postgres://") {
+            Self::open_postgres(target, index).await?
         } else {
-            Ok(Self::open_sqlite(target, index, checkpoint)?)
-        }
+            Self::open_sqlite(target, index, checkpoint)?
+        };
+        Ok(Self {
+            writer,
+            kept: Default::default(),
+        })
     }
 
-    async fn open_postgres(url: &str, index: bool) -> Result<Self, tokio_postgres::Error> {
+    async fn open_postgres(url: &str, index: bool) -> Result<Writer, tokio_postgres::Error> {
         let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
         tokio::spawn(connection);
         client.batch_execute(TABLE).await?;
@@ -73,10 +86,10 @@ impl Store {
         }
         let (jobs, queue) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(postgres_write_loop(client, queue));
-        Ok(Self::Postgres(jobs))
+        Ok(Writer::Postgres(jobs))
     }
 
-    fn open_sqlite(path: &str, index: bool, checkpoint: bool) -> rusqlite::Result<Self> {
+    fn open_sqlite(path: &str, index: bool, checkpoint: bool) -> rusqlite::Result<Writer> {
         let conn = rusqlite::Connection::open(path)?;
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")?;
         conn.execute_batch(&format!("{TABLE} WITHOUT ROWID"))?;
@@ -88,18 +101,26 @@ impl Store {
         }
         let (jobs, queue) = crossbeam_channel::unbounded();
         std::thread::spawn(move || write_loop(&conn, &queue));
-        Ok(Self::Sqlite(jobs))
+        Ok(Writer::Sqlite(jobs))
     }
 
     /// Whether the create was committed (false if the writer is gone or failed).
     async fn put(&self, invite_id: String, custom_id: Option<String>) -> bool {
         let (reply, committed) = tokio::sync::oneshot::channel();
-        let job = (invite_id, custom_id, reply);
-        let queued = match self {
-            Self::Sqlite(jobs) => jobs.send(job).is_ok(),
-            Self::Postgres(jobs) => jobs.send(job).is_ok(),
+        let job = (invite_id.clone(), custom_id.clone(), reply);
+        let queued = match &self.writer {
+            Writer::Sqlite(jobs) => jobs.send(job).is_ok(),
+            Writer::Postgres(jobs) => jobs.send(job).is_ok(),
         };
-        queued && committed.await == Ok(true)
+        let stored = queued && committed.await == Ok(true);
+        if stored {
+            self.kept().insert(invite_id, custom_id);
+        }
+        stored
+    }
+
+    fn kept(&self) -> MutexGuard<'_, HashMap<String, Option<String>>> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -274,11 +295,18 @@ async fn read(
     if let Err(r) = authorized(&site, &headers, &site_id) {
         return *r;
     }
+    let custom_id = match &site.store {
+        None => Some("bench-user".to_owned()),
+        Some(store) => match store.kept().get(&invite_id) {
+            Some(custom_id) => custom_id.clone(),
+            None => return error(StatusCode::NOT_FOUND, 40401, "invite not found"),
+        },
+    };
     Json([StatusRecord {
         url: format!("http://127.0.0.1/gateway/{invite_id}"),
         invite_id,
         status: "pending",
-        custom_id: Some("bench-user".to_owned()),
+        custom_id,
     }])
     .into_response()
 }
