@@ -316,7 +316,8 @@ async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || -> ! {
         eprintln!(
-            "usage: ceiling LISTEN SITE_ID USERNAME PASSWORD [--store FILE [--index] [--no-checkpoint]]"
+            "usage: ceiling LISTEN SITE_ID USERNAME PASSWORD \
+             [--store FILE|postgres://… [--index] [--no-checkpoint]]"
         );
         std::process::exit(2);
     };
