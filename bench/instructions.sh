@@ -54,9 +54,10 @@ inclusive() { # file function: the instructions of the function and what it call
 TASK='agegate::server::serve_each::{{closure}}::{{closure}}'
 STORE='agegate::store::sqlite::capabilities::<impl agegate::store::InviteStore for agegate::store::sqlite::SqliteStore>::invite::{{closure}}'
 
+per() { echo $(( ($1 - $2) / GETS )); } # with reads, without → per read
+
 for bin in "${bins[@]}"; do
   base=$(run "$bin" 0) reads=$(run "$bin" "$GETS")
-  per() { echo $(( ($1 - $2) / GETS )); }
   task=$(per "$(inclusive "$reads" "$TASK")" "$(inclusive "$base" "$TASK")")
   store=$(per "$(inclusive "$reads" "$STORE")" "$(inclusive "$base" "$STORE")")
   all=$(per "$(total "$reads")" "$(total "$base")")
