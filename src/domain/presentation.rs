@@ -269,7 +269,10 @@ pub fn client_metadata_value() -> serde_json::Value {
     }}})
 }
 
-/// The authorization request URI for `kinds`, by value and unsigned: `{scheme}://?…`.
+/// The authorization request URI for `kinds`, by value and unsigned:
+/// `{scheme}://authorize?…`. Wallets register their links with the authority
+/// `authorize` (the EU AV app's `openid4vp://` filter matches nothing else), so the
+/// link carries it whatever the scheme; see docs/wallets.md#the-wallet-links-scheme.
 pub fn authorization_request_uri(
     scheme: &str,
     response_uri: &str,
@@ -287,7 +290,7 @@ pub fn authorization_request_uri(
         .append_pair("dcql_query", &dcql_query(kinds, min_age))
         .append_pair("client_metadata", CLIENT_METADATA)
         .finish();
-    format!("{scheme}://?{query}")
+    format!("{scheme}://authorize?{query}")
 }
 
 /// A URI scheme (RFC 3986 §3.1): a letter, then letters, digits, `+`, `-` or `.`.

@@ -47,8 +47,8 @@ fn the_request_uri_carries_every_parameter_of_section_7() {
     let eu_av = KindSet::one(Kind::EU_AV);
     let uri = authorization_request_uri("av", response_uri, &r, eu_av, MinAge::DEFAULT);
     let query = uri
-        .strip_prefix("av://?")
-        .expect("scheme and empty authority");
+        .strip_prefix("av://authorize?")
+        .expect("scheme and the authority wallets register");
     let params: std::collections::HashMap<String, String> =
         url::form_urlencoded::parse(query.as_bytes())
             .into_owned()

@@ -371,7 +371,7 @@ mod tests {
 
     #[test]
     fn qr_codes_are_inline_svg_without_a_prolog() {
-        let svg = qr_svg("av://?response_type=vp_token&state=abc");
+        let svg = qr_svg("av://authorize?response_type=vp_token&state=abc");
         assert!(svg.starts_with("<svg"), "{}", &svg[..40]);
         assert!(!svg.contains("<?xml"));
         assert!(!svg.contains("<script"));

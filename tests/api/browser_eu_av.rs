@@ -84,7 +84,7 @@ async fn walk(
         .await
         .map_err(|e| format!("reading the link: {e}"))?
         .ok_or("the wallet link has no href")?;
-    if !href.starts_with("av://?") {
+    if !href.starts_with("av://authorize?") {
         return Err(format!("the wallet link is {href}"));
     }
     // The wallet, on another device, answers the request it scanned.

@@ -52,7 +52,7 @@ fn dc_api_verifications_per_second_on_one_core() {
 
     // The link (§7): vp_token in a form field, the redirect SessionTranscript.
     let response_uri = "https://age.example/gateway/AAAAAAAAAAAAAAAAAAAAAA/openid4vp";
-    let uri = url::form_urlencoded::Serializer::new("av://?".to_owned())
+    let uri = url::form_urlencoded::Serializer::new("av://authorize?".to_owned())
         .append_pair("response_type", "vp_token")
         .append_pair("response_mode", "direct_post")
         .append_pair("response_uri", response_uri)

@@ -12,9 +12,18 @@ use std::time::Duration;
 
 /// A server that trusts `issuer`'s CA, on the manual clock at T0.
 pub async fn eu_av_app(issuer: &TestIssuer) -> TestApp {
+    eu_av_app_with(issuer, |_| {}).await
+}
+
+/// [`eu_av_app`], with more settings.
+pub async fn eu_av_app_with(
+    issuer: &TestIssuer,
+    configure: impl FnOnce(&mut agegate::config::Settings),
+) -> TestApp {
     spawn_app_with(|s| {
         s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
         s.allow_private_webhooks = true;
+        configure(s);
     })
     .await
 }
@@ -112,7 +121,7 @@ async fn the_pending_page_offers_the_request_as_a_link_and_a_qr_code_and_reloads
 
     let req = AuthorizationRequest::from_gateway_html(&html);
     let href = link_href(&html);
-    assert!(href.starts_with("av://?"), "{href}");
+    assert!(href.starts_with("av://authorize?"), "{href}");
     let response_uri = format!("{}/gateway/{id}/openid4vp", app.base);
     assert_eq!(req.response_type, "vp_token");
     assert_eq!(req.response_mode, "direct_post");

@@ -18,7 +18,7 @@ fn verifications_per_second_on_one_core() {
         TrustAnchors::from_pem(&issuer.ca_pem).unwrap(),
     );
     let response_uri = "https://age.example/gateway/AAAAAAAAAAAAAAAAAAAAAA/openid4vp";
-    let uri = url::form_urlencoded::Serializer::new("av://?".to_owned())
+    let uri = url::form_urlencoded::Serializer::new("av://authorize?".to_owned())
         .append_pair("response_type", "vp_token")
         .append_pair("response_mode", "direct_post")
         .append_pair("response_uri", response_uri)

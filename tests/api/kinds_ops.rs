@@ -835,7 +835,7 @@ async fn readme_mdl_walkthrough_works() {
     assert!(page.contains("Open your wallet app"), "{page}");
     assert!(page.contains("id=\"dc-api-button\""), "{page}");
     let req = AuthorizationRequest::from_gateway_html(&page);
-    assert!(req.uri.starts_with("openid4vp://?"), "{}", req.uri);
+    assert!(req.uri.starts_with("openid4vp://authorize?"), "{}", req.uri);
     assert_eq!(req.credentials.len(), 1, "{}", req.uri);
     assert_eq!(req.credentials[0].doc_type, MDL_DOCTYPE);
     assert_eq!(req.credentials[0].claim, "age_over_18");

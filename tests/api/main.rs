@@ -47,6 +47,7 @@ mod site_api;
 mod sqlite_faults;
 mod status_cache;
 mod wallet;
+mod wallet_link;
 mod webdriver;
 mod webhook_formats;
 mod webhook_ops;

@@ -250,7 +250,7 @@ async fn with_trust_anchors_the_server_says_the_method_is_on() {
         .await
         .unwrap();
     assert!(
-        html.contains("href=\"openid4vp://?"),
+        html.contains("href=\"openid4vp://authorize?"),
         "the wallet scheme is used"
     );
 }

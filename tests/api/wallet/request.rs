@@ -27,7 +27,7 @@ pub struct AuthorizationRequest {
 }
 
 impl AuthorizationRequest {
-    /// Parses `av://?response_type=...` (any scheme); panics naming what is wrong.
+    /// Parses `av://authorize?response_type=...` (any scheme); panics naming what is wrong.
     pub fn parse(uri: &str) -> Self {
         Self::try_parse(uri).unwrap_or_else(|e| panic!("{e}: {uri}"))
     }

@@ -24,7 +24,7 @@ pub(super) fn sample_uri() -> String {
         .append_pair("dcql_query", dcql)
         .append_pair("client_metadata", meta)
         .finish();
-    format!("av://?{query}")
+    format!("av://authorize?{query}")
 }
 
 pub(super) fn sample_request() -> AuthorizationRequest {

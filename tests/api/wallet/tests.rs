@@ -90,7 +90,7 @@ fn wallet_parses_an_authorization_request() {
         req.client_metadata["vp_formats_supported"]["mso_mdoc"]["deviceauth_alg_values"],
         serde_json::json!([-7])
     );
-    assert!(AuthorizationRequest::try_parse("av://?response_type=vp_token").is_err());
+    assert!(AuthorizationRequest::try_parse("av://authorize?response_type=vp_token").is_err());
     assert!(AuthorizationRequest::try_parse("av://").is_err());
 }
 
