@@ -34,14 +34,14 @@ pub struct Settings {
     /// How long a worker's claim on an event lasts (a dead node's events are taken over
     /// after it).
     pub webhook_lease: Duration,
-    /// The trust anchors per credential kind (interface §7, §12): a kind with anchors is
+    /// The trust anchors per credential kind (docs/wallets.md#credential-kinds): a kind with anchors is
     /// on. Reloaded from its files on SIGHUP.
     pub trust: std::sync::Arc<crate::trust::TrustHandle>,
     /// `--eu-av-wallet-scheme`: the scheme of the same-device link (`av`).
     pub wallet_scheme: String,
     /// How long a webhook attempt may take (no flag: see [`webhook_timeout`]).
     pub webhook_timeout: Duration,
-    /// Signs the Digital Credentials API requests (interface §11); `None`: unsigned.
+    /// Signs the Digital Credentials API requests (docs/dc-api.md#signed-and-unsigned-requests); `None`: unsigned.
     pub dc_api_signer: Option<RequestSigner>,
     /// `--admin-listen`: where the operator console is served; `None` is off.
     pub admin_listen: Option<String>,

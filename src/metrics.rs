@@ -1,4 +1,4 @@
-//! Prometheus metrics (interface §10), kept in one registry object that the server
+//! Prometheus metrics (docs/operations.md#metrics), kept in one registry object that the server
 //! owns and passes on (no global recorder): requests by route and status with latency
 //! histograms, invites created and verified by method, webhook attempts by outcome and
 //! the undelivered backlog, database errors. Served as text on `--metrics-listen` only.

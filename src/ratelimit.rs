@@ -1,4 +1,4 @@
-//! Per-key token buckets (interface §10: at most N authenticated requests per second
+//! Per-key token buckets (docs/api.md#rate-limit: at most N authenticated requests per second
 //! per site, bursts up to N). Pure: the caller passes the time, so tests need no sleep
 //! and every decision follows from the injectable clock.
 

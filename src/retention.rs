@@ -1,4 +1,4 @@
-//! Retention (interface §8): invites verified or expired longer ago than `--retention`
+//! Retention (docs/operations.md#data-inventory-and-retention): invites verified or expired longer ago than `--retention`
 //! are erased with everything stored about them, at start and then every hour; and what
 //! has no further use — idempotency keys past their 24 hours, presentation requests past
 //! their 10 minutes, webhook secrets 24 hours after a rotation retired them — is dropped

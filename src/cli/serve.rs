@@ -252,7 +252,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The start-up line about the Digital Credentials API channel (interface §11).
+/// The start-up line about the Digital Credentials API channel (docs/dc-api.md#when-it-is-on).
 fn dc_api_summary(wallet_on: bool, signer: Option<&crate::dcapi::RequestSigner>) -> String {
     match (wallet_on, signer) {
         (false, None) => "Digital Credentials API: off (no wallet method on)".into(),

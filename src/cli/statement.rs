@@ -203,7 +203,7 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Interface §7's checks, as an auditor reads them.
+/// The checks of docs/wallets.md#what-is-checked, as an auditor reads them.
 const CHECKS: &[&str] = &[
     "the answer names a live request of this invite (10 minutes, single use);",
     "the issuer's signature (ES256 COSE_Sign1) over the mobile security object, by a certificate that is a trust anchor above or is signed by one, both valid now;",

@@ -1,4 +1,4 @@
-//! The trust flags `serve` takes (interface §7, §12), shared with `trust show` and
+//! The trust flags `serve` takes (docs/wallets.md#credential-kinds), shared with `trust show` and
 //! `statement` so that each reads the same files from the same flags and environment.
 
 use std::path::PathBuf;

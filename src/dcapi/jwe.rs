@@ -1,5 +1,5 @@
-//! JWE compact serialization with `alg` ECDH-ES (direct key agreement, RFC 7518 §4.6)
-//! and `enc` A128GCM (§5.3): the encrypted OpenID4VP response of `dc_api.jwt`.
+//! JWE compact serialization with `alg` ECDH-ES (direct key agreement, RFC 7518 section 4.6)
+//! and `enc` A128GCM (RFC 7518 section 5.3): the encrypted OpenID4VP response of `dc_api.jwt`.
 //! Nothing else is accepted, so no algorithm can be chosen by the sender.
 
 use aes_gcm::aead::{Aead, KeyInit, Payload};
@@ -106,7 +106,7 @@ pub fn decrypt(compact: &str, key: &ResponseKey) -> Result<Vec<u8>, JweError> {
     let cek = derive_cek(shared.raw_secret_bytes(), &apu, &apv);
     let mut sealed = ciphertext;
     sealed.extend_from_slice(&tag);
-    // RFC 7516 §5.2 step 14: the AAD is the protected header exactly as received.
+    // RFC 7516 section 5.2 step 14: the AAD is the protected header exactly as received.
     Aes128Gcm::new(&cek.into())
         .decrypt(
             Nonce::from_slice(&iv),
@@ -183,7 +183,7 @@ pub(crate) fn encrypt_with(
     ))
 }
 
-/// RFC 7518 §4.6.2: the Concat KDF of NIST SP 800-56A §5.8.1 with SHA-256, for the
+/// RFC 7518 section 4.6.2: the Concat KDF of NIST SP 800-56A section 5.8.1 with SHA-256, for the
 /// 128-bit A128GCM key of direct key agreement. The KDF hashes
 /// `counter ‖ Z ‖ OtherInfo` for counter = 1, 2, … until it has enough bits; one
 /// SHA-256 output (256 bits) already covers 128, so it is one hash, truncated. Written

@@ -68,7 +68,7 @@ fn rfc7518_appendix_c_keys_round_trip_with_party_info() {
     assert_eq!(decrypt(&stripped, &bob()), Err(JweError::Decryption));
 }
 
-/// OpenID4VP 1.0 §8.3 (Encrypted Responses): the published example response and the
+/// OpenID4VP 1.0 section 8.3 (Encrypted Responses): the published example response and the
 /// private key given to decrypt it, verbatim from the spec source
 /// (github.com/openid/OpenID4VP, 1.0/openid-4-verifiable-presentations-1_0.md). Made by
 /// another implementation, with a `kid` that is not ours (it is ignored).

@@ -132,7 +132,7 @@ pub(crate) fn public_key_from_xy(x: &[u8], y: &[u8]) -> Option<PublicKey> {
     PublicKey::from_sec1_bytes(&sec1).ok()
 }
 
-/// RFC 7638 §3: SHA-256 over the required members in lexicographic order, no spaces.
+/// RFC 7638 section 3: SHA-256 over the required members in lexicographic order, no spaces.
 pub fn thumbprint(key: &PublicKey) -> [u8; 32] {
     let (x, y) = coordinates(key);
     let canonical = format!(
@@ -143,7 +143,7 @@ pub fn thumbprint(key: &PublicKey) -> [u8; 32] {
     Sha256::digest(canonical.as_bytes()).into()
 }
 
-/// CBOR COSE_Key (RFC 9053 §7.1.1) of an EC2 P-256 key, labels in the deterministic
+/// CBOR COSE_Key (RFC 9053 section 7.1.1) of an EC2 P-256 key, labels in the deterministic
 /// order (1, -1, -2, -3) so the bytes are the same wherever it is built.
 pub fn cose_key(key: &PublicKey) -> Vec<u8> {
     const KTY_EC2: i64 = 2;

@@ -1,10 +1,10 @@
-//! The W3C Digital Credentials API channel (interface §11): the cryptography and the
+//! The W3C Digital Credentials API channel (docs/dc-api.md): the cryptography and the
 //! structures, pure — no I/O, no clock (randomness comes in as an RNG or as bytes), no
 //! panic on any input. The HTTP layer stores, serves and routes; this module builds and
 //! opens.
 //!
 //! Per live request the server keeps a [`ResponseKey`] (stored as its 32-byte scalar,
-//! [`ResponseKey::to_bytes`] / [`ResponseKey::from_bytes`]), the nonce of section 7 and
+//! [`ResponseKey::to_bytes`] / [`ResponseKey::from_bytes`]), the nonce of the link (docs/wallets.md#the-wallet-link) and
 //! ≥ 16 random bytes for Annex C's `encryptionInfo`. Then:
 //!
 //! ```text

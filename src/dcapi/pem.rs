@@ -1,4 +1,4 @@
-//! The signing identity from its PEM files (interface §11, `--dc-api-signing-key` and
+//! The signing identity from its PEM files (docs/dc-api.md#signed-and-unsigned-requests, `--dc-api-signing-key` and
 //! `--dc-api-signing-cert`): a P-256 private key, PKCS#8 or SEC1 (as `openssl genpkey`
 //! and `openssl ecparam -genkey` write them), and its certificate chain, leaf first.
 //! Each error says which file is at fault, so the caller can name it.

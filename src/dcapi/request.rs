@@ -1,4 +1,4 @@
-//! Builders of the two requests of interface §11's `digital.requests`: R1 (OpenID4VP 1.0
+//! Builders of the two requests of `digital.requests` (docs/dc-api.md#the-requests): R1 (OpenID4VP 1.0
 //! over the DC API, Appendix A) and R2 (ISO/IEC 18013-7 Annex C, `org-iso-mdoc`),
 //! unsigned or signed. Pure and deterministic: the same inputs give the same bytes, so
 //! a request can be rebuilt from what is stored with it (key, nonces).
@@ -12,7 +12,7 @@ use crate::mdoc::cbor::{tag24_encoded, Enc};
 pub const PROTOCOL_OPENID4VP_UNSIGNED: &str = "openid4vp-v1-unsigned";
 pub const PROTOCOL_OPENID4VP_SIGNED: &str = "openid4vp-v1-signed";
 pub const PROTOCOL_ANNEX_C: &str = "org-iso-mdoc";
-/// The JWS `typ` of a request object (RFC 9101; OpenID4VP 1.0 §5).
+/// The JWS `typ` of a request object (RFC 9101; OpenID4VP 1.0 section 5).
 const REQUEST_OBJECT_TYP: &str = "oauth-authz-req+jwt";
 
 /// One claim to ask for: `claim` (e.g. `age_over_18`) in `namespace` of `doc_type`.
@@ -28,11 +28,11 @@ pub struct ItemRequest<'a> {
 pub struct RequestInputs<'a> {
     /// The origin of `--public-url` as a browser writes it (`https://host[:port]`).
     pub origin: &'a str,
-    /// The live request's nonce (the same as section 7's link).
+    /// The live request's nonce (the same as the link's, docs/wallets.md#the-wallet-link).
     pub nonce: &'a str,
     /// The DCQL query (built elsewhere).
     pub dcql_query: &'a Value,
-    /// Section 7's `client_metadata`; `jwks` and `encrypted_response_enc_values_supported`
+    /// The link's `client_metadata` (docs/wallets.md#the-wallet-link); `jwks` and `encrypted_response_enc_values_supported`
     /// are added to it.
     pub client_metadata: &'a Value,
     /// The claims to ask for in R2; one docRequest per docType, in first-seen order.
@@ -147,7 +147,7 @@ pub fn annex_c(device_request: &[u8], encryption_info: &str) -> Value {
 }
 
 /// CBOR `DeviceRequest = {"version": "1.0", "docRequests": [DocRequest…]}` (ISO/IEC
-/// 18013-5 §8.3.2.1.2.1), one DocRequest per docType of `items`, each
+/// 18013-5 section 8.3.2.1.2.1), one DocRequest per docType of `items`, each
 /// `{"itemsRequest": ItemsRequestBytes}` plus, with `reader_auth` = (signer,
 /// SessionTranscript), `"readerAuth"` over that docRequest's ItemsRequestBytes.
 pub fn device_request(
@@ -176,7 +176,7 @@ pub fn device_request(
 }
 
 /// `ReaderAuthenticationBytes = #6.24(bstr .cbor ["ReaderAuthentication",
-/// SessionTranscript, ItemsRequestBytes])` (ISO/IEC 18013-5 §9.1.4), the detached
+/// SessionTranscript, ItemsRequestBytes])` (ISO/IEC 18013-5 section 9.1.4), the detached
 /// payload of `readerAuth`; `items_request_bytes` is the tag-24 item as sent.
 pub fn reader_authentication_bytes(
     session_transcript: &[u8],

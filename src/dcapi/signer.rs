@@ -1,4 +1,4 @@
-//! The verifier's request-signing identity for signed requests (interface §11): a P-256
+//! The verifier's request-signing identity for signed requests (docs/dc-api.md#signed-and-unsigned-requests): a P-256
 //! key and its X.509 chain, and the two ES256 signature forms it makes — a JWS compact
 //! request object (OpenID4VP) and ISO/IEC 18013-5 `readerAuth` (a COSE_Sign1 with
 //! detached payload). Signatures are deterministic (RFC 6979), so signing needs no RNG.
@@ -70,21 +70,21 @@ impl RequestSigner {
         &self.chain
     }
 
-    /// `x509_hash:` + base64url(SHA-256(leaf DER)) (OpenID4VP 1.0 §5.9.3).
+    /// `x509_hash:` + base64url(SHA-256(leaf DER)) (OpenID4VP 1.0 section 5.9.3).
     pub fn client_id(&self) -> String {
         let leaf = self.chain.first().map(Vec::as_slice).unwrap_or_default();
         format!("x509_hash:{}", b64url(&Sha256::digest(leaf)))
     }
 
-    /// ES256 over `message`: raw `r ‖ s`, 64 bytes, as JWS (RFC 7518 §3.4) and COSE
-    /// (RFC 9053 §2.1) both write it.
+    /// ES256 over `message`: raw `r ‖ s`, 64 bytes, as JWS (RFC 7518 section 3.4) and COSE
+    /// (RFC 9053 section 2.1) both write it.
     fn sign(&self, message: &[u8]) -> [u8; 64] {
         let signature: Signature = self.key.sign(message);
         signature.to_bytes().into()
     }
 
     /// A JWS compact serialization of `payload` with header `{"alg": "ES256", "typ": typ,
-    /// "x5c": [standard base64 DER, …]}` (RFC 7515 §4.1.6: x5c is not base64url).
+    /// "x5c": [standard base64 DER, …]}` (RFC 7515 section 4.1.6: x5c is not base64url).
     pub(crate) fn jws(&self, typ: &str, payload: &[u8]) -> String {
         let x5c: Vec<String> = self.chain.iter().map(|der| STANDARD.encode(der)).collect();
         let header = json!({"alg": "ES256", "typ": typ, "x5c": x5c});

@@ -1,4 +1,4 @@
-//! The two SessionTranscripts of the Digital Credentials API channel (interface §11), as
+//! The two SessionTranscripts of the Digital Credentials API channel (docs/dc-api.md#the-answers), as
 //! CBOR bytes: what the wallet's device signature covers and, for Annex C, the HPKE
 //! `info`. Both are `[null, null, [name, SHA-256(CBOR handover info)]]`.
 

@@ -1,4 +1,4 @@
-//! The operator console's accounts and sessions (interface §14), free of I/O: names,
+//! The operator console's accounts and sessions (docs/console.md#security-properties), free of I/O: names,
 //! generated passwords and their Argon2id hashes, session ids (only their digests are
 //! stored), the CSRF token derived from a session, and the sign-in throttle's rule.
 

@@ -1,4 +1,4 @@
-//! Idempotent create (interface §8): the client's `Idempotency-Key` and the rule that
+//! Idempotent create (docs/api.md#retrying-a-create-safely-idempotency-key): the client's `Idempotency-Key` and the rule that
 //! decides what a repeat of a create means.
 
 use sha2::{Digest, Sha256};

@@ -102,7 +102,7 @@ pub fn verify(current: Status) -> Result<VerifyTransition, VerifyError> {
     }
 }
 
-/// What cancelling an invite does (interface §8).
+/// What cancelling an invite does (docs/api.md#cancelling-and-erasing-an-invite).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CancelTransition {
     /// pending → expired at once, with its `invite.expired` event; `expires` is unchanged.

@@ -1,4 +1,4 @@
-//! The kinds of credential the gateway accepts (interface §12): one table that the
+//! The kinds of credential the gateway accepts (docs/wallets.md#credential-kinds): one table that the
 //! request builders (link, QR code, the Digital Credentials API's R1 and R2), the
 //! verifier, the webhooks' `data.method`, receipts and metrics all read. Adding a kind
 //! is one entry in [`KINDS`]; nothing else branches on a kind.
@@ -19,7 +19,7 @@ pub struct KindInfo {
     pub title: &'static str,
 }
 
-/// Interface §12's table, in its order (the order requests list the kinds in).
+/// The table of docs/wallets.md#credential-kinds, in its order (the order requests list the kinds in).
 pub const KINDS: [KindInfo; 3] = [
     KindInfo {
         name: "eu-av",

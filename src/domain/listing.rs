@@ -1,4 +1,4 @@
-//! Listing a site's invites (interface §8): the query a client may send, parsed whole
+//! Listing a site's invites (docs/api.md#finding-invites-list): the query a client may send, parsed whole
 //! into these types before anything else happens, and the opaque keyset cursor.
 
 use base64::Engine;

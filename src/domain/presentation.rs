@@ -1,8 +1,8 @@
 //! The relying party's side of OpenID4VP 1.0 as the EU Age Verification profile uses it
-//! (interface §7): how a presentation request looks, how long it lives, and the
+//! (docs/wallets.md#the-wallet-link): how a presentation request looks, how long it lives, and the
 //! authorization request URI a wallet opens. No I/O; the verification of an answer is
 //! in [`crate::mdoc`]. A request also keeps the secrets of the Digital Credentials API
-//! channel (interface §11); their cryptography is the pure [`crate::dcapi`].
+//! channel (docs/dc-api.md#the-requests); their cryptography is the pure [`crate::dcapi`].
 
 use std::fmt;
 
@@ -22,11 +22,11 @@ pub const DEFAULT_WALLET_SCHEME: &str = "av";
 /// How an invite came to be verified; sent as `data.method` in `invite.verified`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum VerifyMethod {
-    /// A credential of this kind presented at the gateway (§7, §12): its name.
+    /// A credential of this kind presented at the gateway (docs/wallets.md#credential-kinds): its name.
     Wallet(Kind),
     /// The sandbox page's control.
     Sandbox,
-    /// The verification provider's API (§5).
+    /// The verification provider's API (docs/api.md#an-invites-lifecycle).
     Verifier,
 }
 
@@ -138,7 +138,7 @@ impl PresentationRequest {
     }
 }
 
-/// A live request's secrets for the Digital Credentials API (interface §11): its
+/// A live request's secrets for the Digital Credentials API (docs/dc-api.md#the-requests): its
 /// response-encryption key (the private half never leaves the server) and the random
 /// nonce of Annex C's `encryptionInfo`. Stored with the request, so every node rebuilds
 /// the same R1 and R2 from them on every reload.
@@ -195,15 +195,15 @@ pub fn response_uri(gateway_url: &str) -> String {
     format!("{gateway_url}/openid4vp")
 }
 
-/// The `client_id` of the `redirect_uri:` prefix (OpenID4VP 1.0 §5.9.3).
+/// The `client_id` of the `redirect_uri:` prefix (OpenID4VP 1.0 section 5.9.3).
 pub fn client_id(response_uri: &str) -> String {
     format!("redirect_uri:{response_uri}")
 }
 
 /// The DCQL query for `kinds` (in the table's order), each asked for the claim
-/// `age_over_NN` (interface §7's form, §12's id, docType and namespace); with more than
+/// `age_over_NN` (docs/wallets.md#the-wallet-link's form, each kind's id, docType and namespace); with more than
 /// one kind, `credential_sets` lets the wallet answer with any one. Written out by hand
-/// so its key order is the one the interface shows. The names are the table's (no
+/// so its key order is the one the docs show. The names are the table's (no
 /// character that JSON escapes).
 pub fn dcql_query(kinds: KindSet, min_age: MinAge) -> String {
     let claim = min_age.claim();
@@ -293,7 +293,7 @@ pub fn authorization_request_uri(
     format!("{scheme}://authorize?{query}")
 }
 
-/// A URI scheme (RFC 3986 §3.1): a letter, then letters, digits, `+`, `-` or `.`.
+/// A URI scheme (RFC 3986 section 3.1): a letter, then letters, digits, `+`, `-` or `.`.
 pub fn parse_wallet_scheme(s: &str) -> Result<String, String> {
     let mut chars = s.chars();
     let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())

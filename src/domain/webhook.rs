@@ -35,7 +35,7 @@ impl EventType {
     }
 }
 
-/// How a site's webhooks are written (interface §9).
+/// How a site's webhooks are written (docs/webhooks.md#the-event, docs/webhooks.md#the-everprotec-format-drop-in-for-existing-receivers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WebhookFormat {
     /// Standard Webhooks: every event, signed with `webhook-signature`.

@@ -138,7 +138,7 @@ impl FromRequestParts<AppState> for VerifierAuth {
 }
 
 /// Credentials as recently read from the store. An entry is trusted for [`Self::TTL`],
-/// which bounds how long a revoked credential is still accepted (the interface allows 5 s),
+/// which bounds how long a revoked credential is still accepted (docs/operations.md#credentials-and-site-delete promises 5 s),
 /// and saves a database round trip on almost every request.
 pub struct CredentialCache {
     entries: RwLock<HashMap<String, (Instant, CredentialRecord)>>,

@@ -62,7 +62,7 @@ catalogue! {
     InvalidLimit = 40015, BAD_REQUEST, "limit must be a whole number from 1 to 500";
     InvalidCursor = 40016, BAD_REQUEST, "cursor is not one this server gave out";
     RepeatedParameter = 40017, BAD_REQUEST, "a query parameter appears more than once";
-    /// Digital Credentials API answers (interface §11); 40010 and 40011 apply to them too.
+    /// Digital Credentials API answers (docs/dc-api.md#the-answers); 40010 and 40011 apply to them too.
     DcApiBodyInvalid = 40020, BAD_REQUEST, "the body must be a JSON object with the strings state and protocol, and data";
     /// The message names the protocol.
     DcApiUnknownProtocol = 40021, BAD_REQUEST, "presentation refused: unknown protocol";
@@ -100,9 +100,9 @@ pub enum ApiError {
     Internal(Box<dyn std::error::Error + Send + Sync>),
     /// A dependency (the database) does not answer.
     Unavailable(StoreError),
-    /// A wallet's presentation failed a rule of interface §7; the message names which.
+    /// A wallet's presentation failed a rule of docs/wallets.md#what-is-checked; the message names which.
     Refused(crate::mdoc::PresentationError),
-    /// A Digital Credentials API answer could not be taken apart (interface §11); the
+    /// A Digital Credentials API answer could not be taken apart (docs/dc-api.md#the-answers); the
     /// message names why.
     DcApi(DcApiRefusal),
     /// The site's requests exceed `--rate-limit`; a token is back after this long.

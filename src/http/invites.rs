@@ -1,4 +1,4 @@
-//! The seed specification's two endpoints, create (idempotent with a key, interface §8)
+//! The seed specification's two endpoints, create (idempotent with a key, docs/api.md#retrying-a-create-safely-idempotency-key)
 //! and get.
 
 use axum::extract::{FromRequestParts, State};

@@ -1,4 +1,4 @@
-//! Finding and withdrawing a site's invites (interface §8): list, cancel and erase. Same
+//! Finding and withdrawing a site's invites (docs/api.md#finding-invites-list, docs/api.md#cancelling-and-erasing-an-invite): list, cancel and erase. Same
 //! credentials and ownership rules as reading one invite: another site's invite is 404.
 
 use axum::extract::{FromRequestParts, RawQuery, State};

@@ -41,7 +41,7 @@ pub struct App {
     pub credentials: auth::CredentialCache,
     /// Wakes the webhook worker when a request wrote an event.
     pub deliveries: Arc<Notify>,
-    /// The trust anchors per kind: a kind with anchors is on (interface §7, §12).
+    /// The trust anchors per kind: a kind with anchors is on (docs/wallets.md#credential-kinds).
     pub trust: Arc<crate::trust::TrustHandle>,
     /// The scheme of the same-device link (`--eu-av-wallet-scheme`).
     pub wallet_scheme: String,

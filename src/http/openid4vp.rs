@@ -1,10 +1,10 @@
-//! Verification at the gateway with a wallet (interface §7, for every kind of §12): the
+//! Verification at the gateway with a wallet (docs/wallets.md#verifying-with-a-wallet, for every kind of docs/wallets.md#credential-kinds): the
 //! offer on the pending page (a same-device link and a QR code of one authorization
 //! request URI asking for every kind the site accepts and the server has on) and the
 //! response endpoint the wallet posts to. The checks of a
 //! presentation are pure code in [`crate::mdoc`]; this module only wires them to HTTP
 //! and the store. What every transport shares (the invite an answer is for, and the
-//! acceptance) is here too; the Digital Credentials API's endpoint (§11) uses it.
+//! acceptance) is here too; the Digital Credentials API's endpoint (docs/dc-api.md) uses it.
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -48,7 +48,7 @@ impl WalletOffer {
 }
 
 /// The kinds an invite's wallet requests ask for now: those its site accepts under the
-/// anchors the server holds (empty: no wallet method for this site, section 5's page).
+/// anchors the server holds (empty: no wallet method for this site, the page of a site without one).
 pub fn requested(state: &AppState, gateway: &GatewayInvite) -> KindAnchors {
     state
         .trust
@@ -118,7 +118,7 @@ fn qr_svg(text: &str) -> String {
     }
 }
 
-/// The wallet's answer (OpenID4VP 1.0 §8.2, `direct_post`).
+/// The wallet's answer (OpenID4VP 1.0 section 8.2, `direct_post`).
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct WalletAnswer {
     /// The `state` of the request being answered.
@@ -141,8 +141,8 @@ pub struct AnswerAccepted {
 ///
 /// The `response_uri` of the invite's presentation requests. An accepted presentation
 /// verifies the invite (method: the credential's kind, `eu-av`, `eudi-pid` or `mdl`); a
-/// refused one leaves it, and the request, as they were. Every rule is in interface §7
-/// and §12.
+/// refused one leaves it, and the request, as they were. Every rule is in docs/wallets.md#what-is-checked
+/// and docs/wallets.md#credential-kinds.
 #[utoipa::path(
     post,
     path = "/gateway/{inviteId}/openid4vp",
@@ -180,7 +180,7 @@ pub async fn answer(
 }
 
 /// An answer to one of an invite's presentation requests, by any transport, on its way
-/// through the rules every transport shares (interface §7).
+/// through the rules every transport shares (docs/wallets.md#what-is-checked).
 pub struct Answering {
     /// The kinds the answer may be, under their anchors: those the site accepts and the
     /// server has on now.
@@ -256,7 +256,7 @@ impl Answering {
         })
     }
 
-    /// Every check of §7 on the DeviceResponse, bound by `session_transcript`; when the
+    /// Every check of docs/wallets.md#what-is-checked on the DeviceResponse, bound by `session_transcript`; when the
     /// answer named its credential (`kind`), only a document of that kind counts.
     pub fn verify(
         &self,

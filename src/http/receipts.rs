@@ -1,4 +1,4 @@
-//! Verification receipts over HTTP (interface §13): a site reads the receipt of its
+//! Verification receipts over HTTP (docs/evidence.md#receipts, docs/evidence.md#keys): a site reads the receipt of its
 //! verified invite; anyone reads the public keys that check receipts.
 
 use axum::body::Bytes;

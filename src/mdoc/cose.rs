@@ -66,7 +66,7 @@ impl<'a> Sign1<'a> {
         let protected = protected
             .as_bytes()
             .ok_or(Sign1Error::Malformed("protected header is not a bstr"))?;
-        // RFC 9052 §3: a zero-length bstr stands for an empty header map.
+        // RFC 9052 section 3: a zero-length bstr stands for an empty header map.
         let protected_map = if protected.is_empty() {
             Vec::new()
         } else {
@@ -92,7 +92,7 @@ impl<'a> Sign1<'a> {
                 return Err(Sign1Error::Malformed("duplicate alg in protected header"))
             }
         };
-        // RFC 9052 §3.1: parameters marked critical must be understood; we know none.
+        // RFC 9052 section 3.1: parameters marked critical must be understood; we know none.
         if !matches!(
             cbor::get_int(&protected_map, LABEL_CRIT),
             Err(Lookup::Absent)

@@ -1,4 +1,4 @@
-//! The MobileSecurityObject (ISO/IEC 18013-5 §9.1.2.4) and the disclosed
+//! The MobileSecurityObject (ISO/IEC 18013-5 section 9.1.2.4) and the disclosed
 //! IssuerSignedItems it vouches for.
 
 use ciborium::Value;
@@ -124,7 +124,7 @@ pub(crate) struct Disclosed {
 /// Checks every item of `issuerSigned.nameSpaces` (`{ns: [IssuerSignedItemBytes]}`)
 /// against the MSO and returns them. `raw` is the same `nameSpaces` as received: each
 /// digest is SHA-256 over the item's whole `#6.24(bstr)` bytes exactly as sent
-/// (ISO/IEC 18013-5 §9.1.2.5), since a wallet may write a longer head than we would.
+/// (ISO/IEC 18013-5 section 9.1.2.5), since a wallet may write a longer head than we would.
 pub(crate) fn check_disclosures(
     namespaces: &Value,
     raw: Raw<'_>,

@@ -1,4 +1,4 @@
-//! Refusals as stable words, for the presentation metrics (interface §13).
+//! Refusals as stable words, for the presentation metrics (docs/evidence.md#effectiveness-agegate_presentations_total).
 
 use super::PresentationError;
 use PresentationError as E;

@@ -1,7 +1,7 @@
 //! CBOR data items as received: byte spans over the raw DeviceResponse.
 //!
 //! Digests and signatures over embedded items (`IssuerSignedItemBytes`,
-//! `DeviceNameSpacesBytes`) cover the bytes the wallet sent (ISO/IEC 18013-5 §9.1.2.5),
+//! `DeviceNameSpacesBytes`) cover the bytes the wallet sent (ISO/IEC 18013-5 section 9.1.2.5),
 //! which a decoded `Value` cannot give back: the heads may use a longer form than
 //! ours. This walker finds those spans. It is total: every read is bounds-checked,
 //! every offset is checked arithmetic, and nesting is bounded.
@@ -69,7 +69,7 @@ fn head(buf: &[u8], at: usize) -> Option<Head> {
 }
 
 /// The end offset of the data item starting at `at`, or None if it is not one
-/// well-formed item within `buf` (RFC 8949 §3, appendix C).
+/// well-formed item within `buf` (RFC 8949 section 3, appendix C).
 fn item_end(buf: &[u8], at: usize, depth: usize) -> Option<usize> {
     if depth > DEPTH_LIMIT {
         return None;
@@ -79,7 +79,7 @@ fn item_end(buf: &[u8], at: usize, depth: usize) -> Option<usize> {
     let nested = depth.checked_add(1)?;
     match (h.major, h.arg) {
         // Integers, simple values and floats: the head is the whole item. A one-byte
-        // simple value below 32 is not well-formed (RFC 8949 §3.3).
+        // simple value below 32 is not well-formed (RFC 8949 section 3.3).
         (7, Some(n)) if h.len == 2 && n < 32 => None,
         (0 | 1 | 7, Some(_)) => Some(body),
         (2 | 3, Some(n)) => {

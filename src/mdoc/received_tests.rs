@@ -1,5 +1,5 @@
 //! Digests and the device signature cover embedded items exactly as received
-//! (ISO/IEC 18013-5 §9.1.2.5): a non-preferred head is accepted when it is what the
+//! (ISO/IEC 18013-5 section 9.1.2.5): a non-preferred head is accepted when it is what the
 //! issuer hashed and the device signed, and is never normalised either way.
 
 use ciborium::Value;

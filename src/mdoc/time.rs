@@ -20,7 +20,7 @@ impl Instant {
 }
 
 /// Parses `YYYY-MM-DD"T"hh:mm:ss[.frac]("Z"|±hh:mm)`; `T` and `Z` may be lowercase
-/// (RFC 3339 §5.6 note). A leap second (`:60`) is accepted and counts as the next second.
+/// (RFC 3339 section 5.6 note). A leap second (`:60`) is accepted and counts as the next second.
 /// Digits of a fraction beyond nanoseconds are accepted and ignored.
 pub(crate) fn parse_rfc3339(s: &str) -> Option<Instant> {
     // `time` takes any character between the date and the time; RFC 3339 only `T`.

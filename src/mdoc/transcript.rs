@@ -1,5 +1,5 @@
 //! The OpenID4VP 1.0 redirect handover (Appendix B.2.6.1) and the bytes the device
-//! signs (ISO/IEC 18013-5 §9.1.3.4 `DeviceAuthenticationBytes`).
+//! signs (ISO/IEC 18013-5 section 9.1.3.4 `DeviceAuthenticationBytes`).
 
 use sha2::{Digest, Sha256};
 

@@ -29,7 +29,7 @@ pub const MAX_VICAL_BYTES: usize = 4 * 1024 * 1024;
 /// Longest x5chain followed (signer and intermediates, and the anchor if sent).
 const MAX_CHAIN: usize = 8;
 
-/// basicConstraints (RFC 5280 §4.2.1.9).
+/// basicConstraints (RFC 5280 section 4.2.1.9).
 const OID_BASIC_CONSTRAINTS: &str = "2.5.29.19";
 
 /// A verified VICAL: who published it, when, and what it admits for mDL.
@@ -237,7 +237,7 @@ fn validity(cert: &ParsedCert, now: i64, role: ChainCert) -> Result<(), VicalErr
     }
 }
 
-/// Whether the certificate's basicConstraints says cA (RFC 5280 §4.2.1.9): an
+/// Whether the certificate's basicConstraints says cA (RFC 5280 section 4.2.1.9): an
 /// intermediate must be a CA, or any certificate the anchor issued could sign a VICAL.
 fn is_ca(der: &[u8]) -> bool {
     use der::Decode;

@@ -98,8 +98,8 @@ impl ParsedCert {
             subject: tbs_cert.subject.to_der().map_err(malformed)?,
             not_before: unix(tbs_cert.validity.not_before)?,
             not_after: unix(tbs_cert.validity.not_after)?,
-            // Parameters must be absent for ECDSA (RFC 5758 §3.2), and the signed copy
-            // of the algorithm must match the outer one (RFC 5280 §4.1.1.2); otherwise
+            // Parameters must be absent for ECDSA (RFC 5758 section 3.2), and the signed copy
+            // of the algorithm must match the outer one (RFC 5280 section 4.1.1.2); otherwise
             // no algorithm is recorded and no signature by this certificate's issuer
             // can verify.
             signature_alg: if cert.signature_algorithm.parameters.is_none()

@@ -1,4 +1,4 @@
-//! ES256 compact JWS (RFC 7515, RFC 7518 §3.4) for receipts, and the JWK Set that
+//! ES256 compact JWS (RFC 7515, RFC 7518 section 3.4) for receipts, and the JWK Set that
 //! checks them: the receipt key as stored (the 32-byte P-256 scalar), its public JWK
 //! with a `kid` that is its RFC 7638 thumbprint, signing and verification.
 
@@ -100,7 +100,7 @@ fn coordinates(key: &VerifyingKey) -> (String, String) {
 
 fn kid(key: &VerifyingKey) -> String {
     let (x, y) = coordinates(key);
-    // RFC 7638 §3.2: the required members only, in lexicographic order, no whitespace.
+    // RFC 7638 section 3.2: the required members only, in lexicographic order, no whitespace.
     let canonical = format!(r#"{{"crv":"P-256","kty":"EC","x":"{x}","y":"{y}"}}"#);
     URL_SAFE_NO_PAD.encode(Sha256::digest(canonical.as_bytes()))
 }
@@ -124,7 +124,7 @@ impl VerifyingKeys {
     }
 
     /// A JWK Set (`{"keys": [...]}`); keys that are not P-256 signing keys are skipped, as
-    /// RFC 7517 §5 lets a reader do; a set with none is refused.
+    /// RFC 7517 section 5 lets a reader do; a set with none is refused.
     pub fn from_jwks(jwks: &Value) -> Result<Self, ReceiptError> {
         let keys = jwks
             .get("keys")

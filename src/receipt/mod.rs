@@ -1,4 +1,4 @@
-//! Verification receipts (interface §13): a compact JWS (ES256) per verification, saying
+//! Verification receipts (docs/evidence.md#receipts): a compact JWS (ES256) per verification, saying
 //! what was proven and how, with no personal data in it, and the public keys that check
 //! it. Pure: no I/O, no clock (the caller passes the time and the keys).
 //!
@@ -65,7 +65,7 @@ pub struct Evidence {
 impl Evidence {
     /// The method a wallet answer with this evidence verifies by: its credential's kind.
     /// (Evidence without a presentation is never an answer's; it reads as `eu-av`, the
-    /// one kind releases before §12 knew.)
+    /// one kind releases before more kinds (docs/wallets.md#credential-kinds) were known.)
     pub fn wallet_method(&self) -> crate::domain::VerifyMethod {
         let kind = self
             .presented
@@ -75,7 +75,7 @@ impl Evidence {
     }
 }
 
-/// A receipt's payload, members in the order of interface §13; nothing else.
+/// A receipt's payload, members in the documented order (docs/evidence.md#receipts); nothing else.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Payload {

@@ -1,4 +1,4 @@
-//! The operator console's capability (interface §14): its accounts, sessions and sign-in
+//! The operator console's capability (docs/console.md): its accounts, sessions and sign-in
 //! throttle, the per-day tallies of the overview, and the invite page's extra reads.
 
 use std::ops::Range;

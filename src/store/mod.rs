@@ -99,7 +99,7 @@ pub trait InviteStore: Send + Sync + 'static {
     ) -> StoreResult<VerifyOutcome>;
 }
 
-/// The gateway page and its presentation requests (interface §7 and §11).
+/// The gateway page and its presentation requests (docs/wallets.md#the-wallet-link, docs/dc-api.md#the-requests).
 #[async_trait::async_trait]
 pub trait PresentationStore: Send + Sync + 'static {
     async fn gateway_invite(&self, id: &InviteId) -> StoreResult<Option<GatewayInvite>>;
@@ -190,7 +190,7 @@ pub trait RetentionStore: Send + Sync + 'static {
 /// Administration: sites, credentials, webhook secrets, and the health check.
 #[async_trait::async_trait]
 pub trait AdminStore: Send + Sync + 'static {
-    /// Succeeds when the database accepts a write (`/healthz`, interface §10).
+    /// Succeeds when the database accepts a write (`/healthz`, docs/operations.md#health).
     async fn ping(&self) -> StoreResult<()>;
 
     async fn create_site(&self, site: NewSite) -> StoreResult<()>;
@@ -250,7 +250,7 @@ pub trait AdminStore: Send + Sync + 'static {
     ) -> StoreResult<bool>;
 }
 
-/// Verification receipts and their keys (interface §13). Receipts themselves are
+/// Verification receipts and their keys (docs/evidence.md#receipts). Receipts themselves are
 /// written by the verifying calls of [`InviteStore`] and [`PresentationStore`], in the
 /// same transaction as the verification.
 #[async_trait::async_trait]

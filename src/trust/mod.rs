@@ -1,4 +1,4 @@
-//! The trust anchors a server holds (interface §12): loaded per kind from the files of
+//! The trust anchors a server holds (docs/wallets.md#credential-kinds): loaded per kind from the files of
 //! `serve`'s trust flags ([`TrustFiles`]), swapped whole on SIGHUP ([`TrustHandle`]), and
 //! listed for people — by kind, each with its subject, `notAfter`, the SHA-256
 //! fingerprint of its DER and where it came from, flagged when it expires within 30
@@ -23,7 +23,7 @@ pub const EXPIRY_WARNING_SECS: i64 = 30 * 86_400;
 /// One source of anchors of one kind: a PEM file, or a VICAL.
 #[derive(Debug, Clone)]
 pub struct AnchorSource {
-    /// The credential kind the anchors are trusted for (§12's table).
+    /// The credential kind the anchors are trusted for (the table of docs/wallets.md#credential-kinds).
     pub kind: Kind,
     /// Where they came from, for people: the file's path (`vical:` and the path for a
     /// VICAL).

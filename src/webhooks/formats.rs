@@ -1,4 +1,4 @@
-//! What one delivery attempt sends, in the site's webhook format (interface §9):
+//! What one delivery attempt sends, in the site's webhook format (docs/webhooks.md#the-event, docs/webhooks.md#the-everprotec-format-drop-in-for-existing-receivers):
 //! Standard Webhooks, or the `everprotec` format of the hosted service this API comes
 //! from. Both go through the same outbox, retries and delivery log.
 

@@ -35,7 +35,7 @@ struct PayloadData<'a> {
     custom_id: Option<&'a str>,
     /// How the invite was verified (`eu-av`, `sandbox`, `verifier`); null when expired.
     method: Option<&'static str>,
-    /// The verification's receipt (interface §13), in `invite.verified` events only.
+    /// The verification's receipt (docs/evidence.md#receipts), in `invite.verified` events only.
     #[serde(skip_serializing_if = "Option::is_none")]
     receipt: Option<&'a str>,
 }

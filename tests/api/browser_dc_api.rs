@@ -1,4 +1,4 @@
-//! The Digital Credentials API flow in a real browser (interface §11): headless Chromium
+//! The Digital Credentials API flow in a real browser (docs/dc-api.md): headless Chromium
 //! opens the gateway page from `http://127.0.0.1:PORT` (a secure context), the page's
 //! script shows its button, and Chromium's virtual wallet (DevTools protocol,
 //! `DigitalCredentials.setVirtualWalletBehavior`) hands `navigator.credentials.get` the
@@ -207,7 +207,7 @@ async fn an_annex_c_answer_through_the_browsers_dc_api_lands_on_the_redirect_url
     answered_in_a_real_browser("annex-c").await;
 }
 
-/// Interface §12 in the browser: a server that accepts mobile driving licences only, a
+/// docs/wallets.md#credential-kinds in the browser: a server that accepts mobile driving licences only, a
 /// licence from a state's (test) IACA root, through each request the page carries.
 #[tokio::test]
 async fn a_driving_licence_through_the_browsers_dc_api_lands_on_the_redirect_url() {

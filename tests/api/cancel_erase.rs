@@ -1,4 +1,4 @@
-//! Interface §8, cancel and erase: a site withdraws an invite, or erases it with
+//! docs/api.md#cancelling-and-erasing-an-invite: a site withdraws an invite, or erases it with
 //! everything stored about it.
 
 use crate::eu_av::{eu_av_app, invite_with_request};

@@ -78,7 +78,7 @@ fn list_and_show_describe_sites_without_any_secret() {
     );
     assert_eq!(shown["siteId"], site.site_id.as_str());
     assert_eq!(shown["name"], "CLI shop");
-    // `all`, the default, written out as the kinds' names (interface §12).
+    // `all`, the default, written out as the kinds' names (docs/wallets.md#credential-kinds).
     assert_eq!(
         shown["accept"],
         serde_json::json!(["eu-av", "eudi-pid", "mdl"])
@@ -278,7 +278,7 @@ fn bad_input_exits_non_zero_with_one_line_naming_the_problem() {
     }
 }
 
-/// Interface §3: a value that starts with `-` is that flag's value, refused naming the
+/// docs/operations.md#command-line-rules: a value that starts with `-` is that flag's value, refused naming the
 /// flag (not "unexpected argument").
 #[test]
 fn a_value_starting_with_a_dash_is_refused_naming_its_flag() {

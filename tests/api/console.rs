@@ -1,4 +1,4 @@
-//! The operator console (interface §14) over real sockets: where it is served, sessions,
+//! The operator console (docs/console.md#security-properties) over real sockets: where it is served, sessions,
 //! cookies, CSRF, the sign-in throttle and the end of sessions.
 
 use crate::console_helpers::{

@@ -1,4 +1,4 @@
-//! What the console shows and does (interface §14), each action's effect seen through
+//! What the console shows and does (docs/console.md#what-it-shows), each action's effect seen through
 //! the API or the command line.
 
 use crate::console_helpers::{
@@ -274,7 +274,7 @@ async fn redeliver_in_the_console_sends_the_invites_event_again_with_its_attempt
     let event = first[0].header("webhook-id").to_owned();
     let page = format!("/admin/sites/{}/invites/{invite}", site.site_id);
     let html = wait_for_page(&app, &session, &page, "delivered").await;
-    // The invite's receipt is on its page, as the API serves it (interface §13).
+    // The invite's receipt is on its page, as the API serves it (docs/evidence.md#receipts).
     let receipt: serde_json::Value = app.receipt(&site, &invite).await.json().await.unwrap();
     assert!(
         html.contains(&format!(

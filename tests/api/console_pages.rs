@@ -1,4 +1,4 @@
-//! What the console's overview and trust pages show (interface §14).
+//! What the console's overview and trust pages show (docs/console.md#what-it-shows).
 
 use crate::console_actions::{by_id, signed_in, text, wait_for_page};
 use crate::console_helpers::{create_user, get, post, sign_in, spawn_console, spawn_console_with};

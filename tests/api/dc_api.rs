@@ -1,6 +1,6 @@
-//! Interface §11 end to end over HTTP: the pending page carries the Digital Credentials
+//! docs/dc-api.md end to end over HTTP: the pending page carries the Digital Credentials
 //! API request (R1 and R2) for its script, the test wallet answers either through the
-//! real endpoint, and the invite moves on exactly as with §7's link. The page itself is
+//! real endpoint, and the invite moves on exactly as with the link (docs/wallets.md#the-wallet-link). The page itself is
 //! in `dc_api_page.rs`, the refusals in `dc_api_rules.rs`, signed mode in
 //! `dc_api_signed.rs`, the real browser in `browser_dc_api.rs`.
 

@@ -1,5 +1,5 @@
-//! The cost of one Digital Credentials API verification (interface §11) beside the
-//! link's (§7), single-threaded: for each transport, what the server computes for an
+//! The cost of one Digital Credentials API verification (docs/dc-api.md) beside the
+//! link's (docs/wallets.md#the-wallet-link), single-threaded: for each transport, what the server computes for an
 //! answer once it has the request from the database — the response key from its stored
 //! bytes, the envelope opened (JWE ECDH-ES + A128GCM, or HPKE), the SessionTranscript,
 //! and every check of the DeviceResponse. The database work (one read, one transaction)
@@ -50,7 +50,7 @@ fn dc_api_verifications_per_second_on_one_core() {
     );
     let min_age = MinAge::DEFAULT;
 
-    // The link (§7): vp_token in a form field, the redirect SessionTranscript.
+    // The link (docs/wallets.md#the-wallet-link): vp_token in a form field, the redirect SessionTranscript.
     let response_uri = "https://age.example/gateway/AAAAAAAAAAAAAAAAAAAAAA/openid4vp";
     let uri = url::form_urlencoded::Serializer::new("av://authorize?".to_owned())
         .append_pair("response_type", "vp_token")

@@ -1,4 +1,4 @@
-//! The pending page's side of interface §11: the request it carries for its script (R1
+//! The pending page's side of the Digital Credentials API (docs/dc-api.md#the-pages-side): the request it carries for its script (R1
 //! and R2 of the live request), the same on every reload and every node; the status the
 //! script polls; the page without a wallet method; compression.
 
@@ -22,7 +22,7 @@ async fn the_pending_page_carries_r1_and_r2_of_the_live_request_and_a_hidden_but
     assert_eq!(c.page.state, link.state, "the live request's state");
     assert_eq!(c.page.requests().len(), 2);
 
-    // R1: the link's nonce and DCQL query, section 7's client_metadata plus the key.
+    // R1: the link's nonce and DCQL query, the link's client_metadata plus the key.
     let r1 = &c.page.requests()[0];
     assert_eq!(r1["protocol"], "openid4vp-v1-unsigned");
     let data = r1["data"].as_object().unwrap();

@@ -1,4 +1,4 @@
-//! Every way a Digital Credentials API answer can be wrong (interface §11), each on its
+//! Every way a Digital Credentials API answer can be wrong (docs/dc-api.md#the-answers), each on its
 //! own: a 400 whose message names the reason (or 404 / 409 for the invite), the invite
 //! still pending and the request still live — a valid answer is accepted afterwards.
 
@@ -220,7 +220,7 @@ async fn garbage_answers_are_refused_naming_the_reason() {
         }
         c.refused_only(&body, code, reason).await;
     }
-    // A DeviceResponse that is not CBOR, well encrypted: §7's parse error.
+    // A DeviceResponse that is not CBOR, well encrypted: the link's parse error (docs/wallets.md#what-is-checked).
     let p = c.valid();
     let mut r2_garbage = c.r2_body(&p, &DcAnswer::default());
     let sealed = agegate::dcapi::hpke::seal(

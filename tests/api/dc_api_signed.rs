@@ -1,4 +1,4 @@
-//! Signed Digital Credentials API requests (interface §11, `--dc-api-signing-key` and
+//! Signed Digital Credentials API requests (docs/dc-api.md#signed-and-unsigned-requests, `--dc-api-signing-key` and
 //! `--dc-api-signing-cert`): R1 is a JWS request object by the leaf with `x5c`, an
 //! `x509_hash` client_id and `expected_origins`; each docRequest of R2 carries
 //! `readerAuth` over ReaderAuthenticationBytes. Both are verified here as a wallet would,

@@ -53,7 +53,7 @@ async fn oversized_bodies_are_413_json_on_every_route_that_reads_one() {
         .await
         .unwrap();
     assert_error(resp, 413, 41301).await;
-    // The wallet endpoints read theirs before anything else (interface §7, §11).
+    // The wallet endpoints read theirs before anything else (docs/wallets.md#what-is-checked, docs/dc-api.md#the-answers).
     for (path, content_type) in [
         ("dc-api", "application/json"),
         ("openid4vp", "application/x-www-form-urlencoded"),

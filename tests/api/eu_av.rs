@@ -1,4 +1,4 @@
-//! Interface §7 end to end: the gateway page offers an OpenID4VP request, the test
+//! docs/wallets.md#verifying-with-a-wallet end to end: the gateway page offers an OpenID4VP request, the test
 //! wallet (`wallet.rs`) answers the real response endpoint, and the invite moves on.
 //! The refusals of each acceptance rule are in `eu_av_rules.rs`.
 
@@ -103,7 +103,7 @@ async fn the_pending_page_offers_the_request_as_a_link_and_a_qr_code_and_reloads
         csp.starts_with("default-src 'none'"),
         "strict CSP kept: {csp}"
     );
-    // Interface §11: the page's own script only, by its hash; the refresh is for pages
+    // docs/dc-api.md#the-pages-side: the page's own script only, by its hash; the refresh is for pages
     // without script (the script moves the page on itself; `dc_api.rs` tests it).
     assert!(
         csp.contains("script-src 'sha256-") && !csp.contains("unsafe"),

@@ -1,4 +1,4 @@
-//! Interface §8, idempotent create: `Idempotency-Key` makes a create safe to retry.
+//! docs/api.md#retrying-a-create-safely-idempotency-key: `Idempotency-Key` makes a create safe to retry.
 
 use crate::helpers::{assert_error, spawn_app, TestApp, TestSite};
 use reqwest::header::HeaderValue;

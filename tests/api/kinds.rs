@@ -1,4 +1,4 @@
-//! Interface §12 through the real server: three kinds of credential, each under its own
+//! docs/wallets.md#credential-kinds through the real server: three kinds of credential, each under its own
 //! anchors; a site's `--accept`; the DCQL query with `credential_sets` only when more
 //! than one kind is asked for; each kind through the link and through the Digital
 //! Credentials API (R1 and R2), with its method in the webhook, the receipt and the
@@ -290,7 +290,10 @@ async fn a_site_that_accepts_nothing_the_server_has_on_gets_the_plain_page() {
     let html = resp.text().await.unwrap();
     assert!(!html.contains("eu-av-link"), "no wallet link");
     assert!(!html.contains("dc-api-request"), "no DC API request");
-    assert!(html.contains("verification partner"), "section 5's page");
+    assert!(
+        html.contains("verification partner"),
+        "the page without a wallet"
+    );
     let resp = app
         .client
         .post(format!("{url}/openid4vp"))

@@ -1,4 +1,4 @@
-//! Interface §10: the per-site rate limit, Prometheus metrics on their own
+//! docs/api.md#limits: the per-site rate limit, Prometheus metrics on their own
 //! address, JSON logs, and the protections that need no flag (header and body read
 //! deadlines).
 

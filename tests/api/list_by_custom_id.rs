@@ -1,4 +1,4 @@
-//! Interface §8, the customId filter at volume, on either backend. On SQLite a customId's invites are found
+//! docs/api.md#finding-invites-list, the customId filter at volume, on either backend. On SQLite a customId's invites are found
 //! among the newest invites, in a log and in sorted runs that the writer builds and
 //! merges as creates go on (src/store/sqlite/custom_ids.rs); whichever holds an invite, the list finds it exactly
 //! once, in creation order, with the status filter and the cursor, and an erased invite

@@ -1,4 +1,4 @@
-//! Interface §8, list: `GET /v1/website/{siteId}/invite`, newest first, filtered, paged
+//! docs/api.md#finding-invites-list: `GET /v1/website/{siteId}/invite`, newest first, filtered, paged
 //! by an opaque keyset cursor.
 
 use crate::helpers::{assert_error, spawn_app, spawn_app_with, TestApp, TestSite, T0};

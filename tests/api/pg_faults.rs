@@ -1,4 +1,4 @@
-//! PostgreSQL faults (interface §10): while the database is down, requests get
+//! PostgreSQL faults (docs/reliability.md#database-faults): while the database is down, requests get
 //! 503 with the error body and `/healthz` 503; service resumes without a restart when it
 //! returns; an invite is acknowledged only once committed. Each test stops a cluster of
 //! its own; they run in the PostgreSQL pass of the suite.
@@ -133,7 +133,7 @@ async fn every_acknowledged_invite_survives_postgresql_going_down_mid_load() {
     }
 }
 
-/// Interface §10: while PostgreSQL cannot make a write durable (its disk is full), creates
+/// docs/reliability.md#database-faults: while PostgreSQL cannot make a write durable (its disk is full), creates
 /// and `/healthz` answer 503 alike, so a load balancer stops sending traffic; both recover
 /// without a restart once there is room. (A health check that only read, or updated a
 /// row in place, still answered 200 here.)

@@ -1,4 +1,4 @@
-//! Interface §13's keys: the first start creates the receipt key in the database, and
+//! The receipt keys (docs/evidence.md#keys): the first start creates the receipt key in the database, and
 //! every node on that database signs with the same one.
 
 use crate::helpers::{spawn_app, spawn_beside};

@@ -1,4 +1,4 @@
-//! Interface §13: each verification yields a signed receipt with exactly the listed
+//! docs/evidence.md#receipts: each verification yields a signed receipt with exactly the listed
 //! members, served to its site, carried by the webhook, checkable against the public key
 //! set (also by an independent JOSE implementation), kept checkable across key rotation,
 //! and erased with its invite.

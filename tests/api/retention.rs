@@ -1,4 +1,4 @@
-//! Interface §8, retention and site delete: nothing is kept longer than needed, and a
+//! docs/operations.md#data-inventory-and-retention and docs/operations.md#credentials-and-site-delete: nothing is kept longer than needed, and a
 //! site can be erased with everything it owns.
 
 use crate::helpers::{

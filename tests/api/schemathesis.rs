@@ -103,14 +103,14 @@ bearer = {bearer}
 include-name = "GET /gateway/{{inviteId}}"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", 401, 403, 404, 409, 410, 429, "5xx"]
 
-# Interface §8: an Idempotency-Key used in the last 24 hours with another body is 422.
+# docs/api.md#retrying-a-create-safely-idempotency-key: an Idempotency-Key used in the last 24 hours with another body is 422.
 # Generated keys repeat (the same short strings come up again with other bodies), so the
 # valid request meets a key of an earlier one.
 [[operations]]
 include-name = "POST /v1/website/{{siteId}}/invite"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", 401, 403, 404, 409, 422, 429, "5xx"]
 
-# Interface §7 and §11: the wallets' endpoints refuse an answer to a request that is not
+# docs/wallets.md#what-is-checked: the wallets' endpoints refuse an answer to a request that is not
 # live (any generated state) with 400, however well-formed the body.
 [[operations]]
 include-path-regex = "^/gateway/\\{{inviteId\\}}/(openid4vp|dc-api)$"
@@ -170,7 +170,7 @@ fn schemathesis_finds_nothing_with_every_check_on() {
     let st = schemathesis().unwrap_or_else(|why| panic!("{why}"));
     let (dir, db) = temp_db();
     let (site, _) = cli_site(&db, &[]);
-    // With a wallet method on, so the wallets' endpoints (§7, §11) check what they get.
+    // With a wallet method on, so the wallets' endpoints (docs/wallets.md#what-is-checked) check what they get.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

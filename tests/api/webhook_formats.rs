@@ -1,4 +1,4 @@
-//! Interface §9, webhook formats: `standard` (Standard Webhooks) and `everprotec`, for
+//! docs/webhooks.md#the-everprotec-format-drop-in-for-existing-receivers, webhook formats: `standard` (Standard Webhooks) and `everprotec`, for
 //! receivers written for the hosted service this API comes from.
 
 use crate::helpers::{

@@ -1,4 +1,4 @@
-//! Interface §6, webhooks: events are signed, delivered at least once, retried on the
+//! docs/webhooks.md#delivery, webhooks: events are signed, delivered at least once, retried on the
 //! schedule, and sent once however many servers share the database.
 
 use crate::helpers::{

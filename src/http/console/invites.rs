@@ -53,11 +53,11 @@ struct InvitePage<'a> {
     /// (what, when)
     changes: Vec<(String, String)>,
     events: Vec<EventView>,
-    /// Interface §13's receipt, for a verified invite that has one.
+    /// The receipt (docs/evidence.md#receipts), for a verified invite that has one.
     receipt: Option<ReceiptView>,
 }
 
-/// What the invite page shows of a verification receipt (§13).
+/// What the invite page shows of a verification receipt (docs/evidence.md#receipts).
 pub struct ReceiptView {
     pub jws: String,
 }

@@ -1,4 +1,4 @@
-//! The operator console (interface §14): server-rendered pages under `/admin/`, served
+//! The operator console (docs/console.md): server-rendered pages under `/admin/`, served
 //! on `--admin-listen` only. Pages come from compiled, auto-escaping templates with the
 //! gateway's strict headers (a CSP that allows nothing but the inline stylesheet, by
 //! hash: no script at all), sign-in makes a server-side session, and every

@@ -1,8 +1,8 @@
-//! The W3C Digital Credentials API at the gateway (interface §11): the requests the
+//! The W3C Digital Credentials API at the gateway (docs/dc-api.md): the requests the
 //! pending page hands its script (R1, OpenID4VP over the DC API; R2, ISO/IEC 18013-7
 //! Annex C), the endpoint the script posts the wallet's answer to, and the tiny status
 //! the script polls so the page moves on by itself. The cryptography is the pure
-//! [`crate::dcapi`]; the checks of the DeviceResponse are §7's ([`Answering`]).
+//! [`crate::dcapi`]; the checks of the DeviceResponse are the link's (docs/wallets.md#what-is-checked, [`Answering`]).
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -149,7 +149,7 @@ impl RequestBody for DcApiAnswer {
     const TYPE_ERROR: ErrorCode = ErrorCode::DcApiBodyInvalid;
 }
 
-/// The protocols of §11's requests.
+/// The protocols of the requests (docs/dc-api.md#the-requests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Protocol {
     /// R1, signed or not: answered alike, with an encrypted vp_token.
@@ -177,7 +177,7 @@ fn shown(text: &str) -> String {
 ///
 /// Where the pending page's script posts what `navigator.credentials.get` returned. The
 /// answer is decrypted with the request's key, bound to the public URL's origin, and
-/// then checked exactly as the OpenID4VP endpoint's (interface §7, §11 and §12): accepted,
+/// then checked exactly as the OpenID4VP endpoint's (docs/wallets.md#what-is-checked, docs/dc-api.md#the-answers): accepted,
 /// it verifies the invite (method: the credential's kind) and uses the request up for
 /// every transport.
 #[utoipa::path(

@@ -2,7 +2,7 @@
 //! Pages come from compiled, auto-escaping templates and carry strict security headers;
 //! errors here are HTML pages too, never the API's JSON.
 //!
-//! [`page`] renders the pending page (with the wallet offers of §7 and §11), [`sandbox`]
+//! [`page`] renders the pending page (with the wallet offers: docs/wallets.md#the-wallet-link, docs/dc-api.md), [`sandbox`]
 //! is the sandbox site's approval, [`dc_api`] the Digital Credentials API's endpoint and
 //! the status the page's script polls.
 

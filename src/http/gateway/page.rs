@@ -1,4 +1,4 @@
-//! The pending page: what is happening, the wallet offers (§7's link and QR code; §11's
+//! The pending page: what is happening, the wallet offers (the link and QR code, docs/wallets.md#the-wallet-link; the
 //! Digital Credentials API request, for the page's own script), the sandbox control.
 
 use askama::Template;
@@ -12,7 +12,7 @@ use crate::http::openid4vp::{offer, WalletOffer};
 use crate::http::AppState;
 use crate::store::GatewayInvite;
 
-/// How often a pending page reloads itself without JavaScript (interface §7: at least
+/// How often a pending page reloads itself without JavaScript (docs/wallets.md#the-wallet-link: at least
 /// every 5 seconds), so a presentation made on another device moves the visitor on.
 pub const REFRESH_SECS: u32 = 5;
 

@@ -292,7 +292,7 @@ impl RetentionStore for PostgresStore {
 #[async_trait::async_trait]
 impl AdminStore for PostgresStore {
     async fn ping(&self) -> StoreResult<()> {
-        // `/healthz` checks that the database makes a write durable (interface §10): a
+        // `/healthz` checks that the database makes a write durable (docs/operations.md#health): a
         // committed write that needs a new page, as creates do (migration 4 says why), so
         // a full disk answers 503 here as it does to creates. A standby or a read-only
         // server refuses it as well. Probes of several nodes take turns on the table's

@@ -1,4 +1,4 @@
-//! SQL of the presentation requests (interface §7, and §11's secrets kept with them). A
+//! SQL of the presentation requests (docs/wallets.md#the-wallet-link, and the secrets of docs/dc-api.md#the-requests kept with them). A
 //! request made on one node can be shown again and answered on any other.
 
 use deadpool_postgres::{GenericClient, Object};

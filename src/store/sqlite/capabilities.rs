@@ -233,7 +233,7 @@ impl RetentionStore for SqliteStore {
 #[async_trait::async_trait]
 impl AdminStore for SqliteStore {
     async fn ping(&self) -> StoreResult<()> {
-        // `/healthz` checks that the database accepts a write (interface §10), so the
+        // `/healthz` checks that the database accepts a write (docs/operations.md#health), so the
         // writer commits one, as it would a request's: a full disk, a file that cannot be
         // written or a lock held past the busy timeout answer 503 here too. The write
         // sets the schema version (`PRAGMA user_version`, the migrations' count) to its

@@ -1,4 +1,4 @@
-//! What SQLite's errors mean to the rest of agegate (interface §10): the database
+//! What SQLite's errors mean to the rest of agegate (docs/reliability.md#database-faults): the database
 //! refusing service for now is [`StoreError::Unavailable`] (HTTP 503); anything else is
 //! a fault of the database itself.
 
@@ -13,7 +13,7 @@ impl From<rusqlite::Error> for StoreError {
             // Disk full, a read-only file, a lock held too long, a file that cannot be
             // opened, read or written (an immutable file fails writes with an I/O error),
             // no memory, a lost race for the WAL's locks: the database refuses service for
-            // now (interface §10).
+            // now (docs/reliability.md#database-faults).
             Some(
                 C::DiskFull
                 | C::ReadOnly

@@ -1,4 +1,4 @@
-//! SQL of the presentation requests (interface §7, and §11's secrets kept with them).
+//! SQL of the presentation requests (docs/wallets.md#the-wallet-link, and the secrets of docs/dc-api.md#the-requests kept with them).
 //! Every function runs inside the caller's transaction.
 
 use p256::elliptic_curve::zeroize::Zeroizing;

@@ -1,4 +1,4 @@
-//! SQL of receipts and receipt keys (interface §13). Receipts are written with the
+//! SQL of receipts and receipt keys (docs/evidence.md#receipts). Receipts are written with the
 //! verification (`changes::write_verified`); here they are only read.
 
 use rusqlite::{params, Connection};

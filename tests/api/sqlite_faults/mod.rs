@@ -1,4 +1,4 @@
-//! SQLite faults (interface §10): a full disk, an immutable database file and a
+//! SQLite faults (docs/reliability.md#database-faults): a full disk, an immutable database file and a
 //! lock held past the busy timeout each make creates and `/healthz` answer 503 with the
 //! error body; service resumes without a restart once the fault clears; an invite is
 //! acknowledged only if it was stored. Each test provokes its fault for real under a

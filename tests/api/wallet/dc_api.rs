@@ -1,4 +1,4 @@
-//! The wallet over the W3C Digital Credentials API (interface §11): it reads the request
+//! The wallet over the W3C Digital Credentials API (docs/dc-api.md): it reads the request
 //! the gateway page carries (`<script type="application/json" id="dc-api-request">`) and
 //! answers R1 (OpenID4VP 1.0 Appendix A, `dc_api.jwt`) or R2 (ISO/IEC 18013-7 Annex C)
 //! with the `credential.data` a browser would hand the page — a valid answer by default,

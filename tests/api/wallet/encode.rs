@@ -51,7 +51,7 @@ pub(super) fn cose_key(key: &VerifyingKey) -> Value {
     ])
 }
 
-/// Sig_structure for COSE_Sign1 (RFC 9052 §4.4), encoded:
+/// Sig_structure for COSE_Sign1 (RFC 9052 section 4.4), encoded:
 /// ["Signature1", body_protected, external_aad = h'', payload].
 pub fn sig_structure(protected: &[u8], payload: &[u8]) -> Vec<u8> {
     cbor(&Value::Array(vec![

@@ -1,5 +1,5 @@
 //! The mdoc itself: the DeviceResponse with its IssuerSigned items, MSO, issuerAuth and
-//! deviceSigned parts (ISO/IEC 18013-5 §8.3.2.1.2, §9.1.2, §9.1.3).
+//! deviceSigned parts (ISO/IEC 18013-5 sections 8.3.2.1.2, 9.1.2, 9.1.3).
 
 use super::encode::{
     cbor, cose_key, cose_sign1, flip_signature_bit, map, sha256, tag24, tdate, text,

@@ -1,13 +1,13 @@
-//! A test wallet that plays the EU Age Verification app (interface §7), by link and QR
-//! code or through the browser's Digital Credentials API (§11, [`dc_api`]).
+//! A test wallet that plays the EU Age Verification app (docs/wallets.md#the-wallet-link), by link and QR
+//! code or through the browser's Digital Credentials API (docs/dc-api.md, [`dc_api`]).
 //!
 //! It mints a CA (the trust anchor), a document-signer certificate, a device key and a
 //! Proof of Age mdoc (ISO/IEC 18013-5, doctype and namespace `eu.europa.ec.av.1`), reads an
 //! OpenID4VP 1.0 authorization request URI, and answers it with a `vp_token` — a valid one
 //! by default, or any of the wrong ones the knobs of [`Presentation`] describe.
 //!
-//! Everything is built by hand with `ciborium` from the CDDL of ISO/IEC 18013-5 (§8.3.2.1.2,
-//! §9.1.2, §9.1.3) and OpenID4VP 1.0 (Appendix B.2.6.1), deliberately independent of the
+//! Everything is built by hand with `ciborium` from the CDDL of ISO/IEC 18013-5 (sections 8.3.2.1.2,
+//! 9.1.2, 9.1.3) and OpenID4VP 1.0 (Appendix B.2.6.1), deliberately independent of the
 //! verifier in `agegate::mdoc`: two implementations that agree are the point.
 
 #![allow(dead_code)]

@@ -364,7 +364,7 @@ fn wallet_and_verifier_agree() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// ISO/IEC 18013-5 §9.1.2.5: the digest covers `IssuerSignedItemBytes` as sent. A
+/// ISO/IEC 18013-5 section 9.1.2.5: the digest covers `IssuerSignedItemBytes` as sent. A
 /// non-preferred (5-byte) bstr length header is still valid CBOR; a verifier that
 /// re-wraps the item's content with the shortest header before hashing refuses it.
 #[test]

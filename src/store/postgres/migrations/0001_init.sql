@@ -78,7 +78,7 @@ CREATE TABLE webhook_attempts (
     PRIMARY KEY (event_id, attempt)
 );
 
--- Interface §7: the live OpenID4VP presentation requests any node can answer.
+-- docs/wallets.md#the-wallet-link: the live OpenID4VP presentation requests any node can answer.
 CREATE TABLE presentation_requests (
     state       TEXT PRIMARY KEY,
     invite_id   TEXT NOT NULL REFERENCES invites (invite_id),

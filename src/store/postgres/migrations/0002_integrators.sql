@@ -1,4 +1,4 @@
--- Interface §8 and §9: idempotent create, listing, cancel and erase, retention, and
+-- docs/api.md and docs/webhooks.md#the-event: idempotent create, listing, cancel and erase, retention, and
 -- webhook formats. Equal to SQLite's migration 0004. Only additions, so nodes of the
 -- previous release keep working during a rolling upgrade.
 

@@ -1,4 +1,4 @@
--- Verification receipts (interface §13): each verified invite keeps the receipt signed
+-- Verification receipts (docs/evidence.md#receipts): each verified invite keeps the receipt signed
 -- in the transaction that verified it, and the database keeps every receipt key, so every
 -- node signs with the current one and old receipts stay checkable (/.well-known/jwks.json).
 -- The newest key (highest seq) is current. A key is the 32-byte P-256 scalar.

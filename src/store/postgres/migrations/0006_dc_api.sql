@@ -1,4 +1,4 @@
--- Interface §11: each live presentation request keeps the secrets of the Digital
+-- docs/dc-api.md#the-requests: each live presentation request keeps the secrets of the Digital
 -- Credentials API channel, so every node rebuilds the same requests on every reload:
 -- the private scalar of its P-256 response-encryption key (32 bytes; never sent) and
 -- the nonce of Annex C's encryptionInfo (16 to 64 bytes). Both are NULL for a request

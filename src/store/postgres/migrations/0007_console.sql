@@ -1,4 +1,4 @@
--- Interface §14: the operator console's accounts, sessions and sign-in throttle, and
+-- docs/console.md: the operator console's accounts, sessions and sign-in throttle, and
 -- the per-day tallies its overview charts. Equal to SQLite's migration 0009; only
 -- additions, so nodes of the previous release keep working during a rolling upgrade
 -- (and their changes are counted too: the triggers below are the database's).

@@ -1,4 +1,4 @@
--- Interface §7: a site's minimum age, how each invite was verified, and the live
+-- docs/wallets.md#the-wallet-link: a site's minimum age, how each invite was verified, and the live
 -- OpenID4VP presentation requests any node can answer.
 ALTER TABLE sites ADD COLUMN min_age INTEGER NOT NULL DEFAULT 18 CHECK (min_age BETWEEN 1 AND 99);
 

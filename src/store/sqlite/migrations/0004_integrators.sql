@@ -1,4 +1,4 @@
--- Interface §8 and §9: idempotent create, listing, cancel and erase, retention, and
+-- docs/api.md and docs/webhooks.md#the-event: idempotent create, listing, cancel and erase, retention, and
 -- webhook formats.
 
 ALTER TABLE sites ADD COLUMN webhook_format TEXT NOT NULL DEFAULT 'standard'

@@ -1,4 +1,4 @@
--- Interface §14: the operator console's accounts, sessions and sign-in throttle, and
+-- docs/console.md: the operator console's accounts, sessions and sign-in throttle, and
 -- the per-day tallies its overview charts.
 
 -- Only an Argon2id hash (a PHC string) of each password is kept.
