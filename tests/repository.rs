@@ -45,6 +45,7 @@ fn cited_files() -> Vec<PathBuf> {
     files.extend(files_under("tests"));
     files.extend(files_under("docs"));
     files.push(Path::new(ROOT).join("README.md"));
+    files.push(Path::new(ROOT).join("BENCHMARKS.md"));
     files
 }
 
@@ -198,4 +199,20 @@ fn anchors_follow_github() {
         assert!(got.contains(want), "{want} missing from {got:?}");
     }
     assert!(!got.contains("not-a-heading"));
+}
+
+/// The number of lines of a file, from the root.
+fn line_count(path: &str) -> usize {
+    read(&Path::new(ROOT).join(path)).lines().count()
+}
+
+#[test]
+fn benchmarks_md_is_a_report_of_at_most_250_lines() {
+    let lines = line_count("BENCHMARKS.md");
+    assert!(
+        lines <= 250,
+        "BENCHMARKS.md has {lines} lines: keep the report (method, current results, the \
+         floor, caveats, measured design choices, reproducing) and move dated entries and \
+         dropped experiments to bench/journal/"
+    );
 }

@@ -5,14 +5,14 @@
 //!
 //! tower-http's trace, compression and panic layers did this before, stacked. Each one
 //! wrapped every request's future and body, whether or not anyone compressed or logged.
-//! Together they cost about a fifth of a status read's CPU (BENCHMARKS.md, "The edge").
+//! Together they cost about a fifth of a status read's CPU (BENCHMARKS.md, "Measured design choices").
 //! Here a request without `Accept-Encoding` is routed around the compression layer. Its
 //! answer still carries the `Vary: accept-encoding` the layer would have added, so caches
 //! see the same headers whichever way a request went.
 //!
 //! The body's limits wrap the router once, not each route: `Router::layer` boxes every
 //! route again per layer, and each box is cloned and its future boxed on every request
-//! (BENCHMARKS.md, "Status reads, 2026-11-27, third session").
+//! (bench/journal/2026-11-27-status-reads-third-session.md).
 
 use axum::body::Bytes;
 use axum::extract::DefaultBodyLimit;
