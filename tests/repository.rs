@@ -216,3 +216,14 @@ fn benchmarks_md_is_a_report_of_at_most_250_lines() {
          dropped experiments to bench/journal/"
     );
 }
+
+#[test]
+fn the_architecture_page_is_a_map_of_at_most_120_lines() {
+    let lines = line_count("docs/architecture.md");
+    assert!(
+        lines <= 120,
+        "docs/architecture.md has {lines} lines: keep it a map (layers, where things live, \
+         one flow sketch per path); internals go to docs/internals-*.md, rules to \
+         docs/invariants.md"
+    );
+}
