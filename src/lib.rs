@@ -1,10 +1,12 @@
 //! agegate: a self-hostable age-verification invite service.
 //!
 //! Layout: `domain` holds the rules (no I/O); `store` persists behind a narrow trait;
-//! `http` is the edge; `cli` the commands; `startup` wires a server together.
+//! `app` holds the operations the edges share; `http` and `cli` are the edges; `startup`
+//! wires a server together.
 
 #![forbid(unsafe_code)]
 
+pub mod app;
 pub mod cli;
 pub mod clock;
 pub mod config;

@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use crate::app::accounts::delete_user;
 use crate::domain::console::ConsoleUsername;
 use crate::store::ConsoleStore;
 
@@ -11,10 +12,7 @@ pub struct Args {
 }
 
 pub async fn run(args: Args, store: Arc<dyn ConsoleStore>) -> anyhow::Result<()> {
-    if !store.delete_console_user(&args.name).await? {
-        anyhow::bail!("no console user named '{}'", args.name);
-    }
-    // Every node reads sessions from the database on each request: they end now.
+    delete_user(store.as_ref(), &args.name).await?;
     println!(
         "Deleted console user {}; its sessions have ended.",
         args.name

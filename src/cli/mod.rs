@@ -1,13 +1,13 @@
 //! The `agegate` command line: one subcommand per file.
 
-pub mod admin_user_create;
+mod admin_user_create;
 mod admin_user_delete;
-pub mod key_create;
+mod key_create;
 mod key_revoke;
 mod receipt_key_rotate;
 mod receipt_verify;
 mod serve;
-pub mod site_create;
+mod site_create;
 mod site_delete;
 mod site_deliveries;
 mod site_list;
@@ -18,9 +18,7 @@ mod trust_args;
 mod trust_show;
 mod view;
 mod webhook_redeliver;
-pub mod webhook_secret_rotate;
-
-pub use site_create::{create_site, CreatedSite, SiteSettings};
+mod webhook_secret_rotate;
 
 use clap::{Parser, Subcommand};
 use std::sync::Arc;

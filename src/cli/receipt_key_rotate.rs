@@ -1,9 +1,9 @@
 use serde::Serialize;
 use std::sync::Arc;
 
-use crate::clock::{Clock, SystemClock};
-use crate::receipt::ReceiptKey;
-use crate::store::{ReceiptKeyRecord, ReceiptStore};
+use crate::app::keys::rotate_receipt_key;
+use crate::clock::SystemClock;
+use crate::store::ReceiptStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -17,17 +17,10 @@ struct Rotated {
     kid: String,
 }
 
-/// Every verification after this is signed with the new key (each reads the current key
-/// in its own transaction); the old keys stay in the JWK Set, so old receipts still check.
 pub async fn run(args: Args, store: Arc<dyn ReceiptStore>) -> anyhow::Result<()> {
-    let key = ReceiptKey::generate();
-    let record = ReceiptKeyRecord {
-        kid: key.kid(),
-        private_key: key.to_bytes(),
-        created_at: SystemClock.now(),
+    let rotated = Rotated {
+        kid: rotate_receipt_key(store.as_ref(), &SystemClock).await?,
     };
-    store.add_receipt_key(record, false).await?;
-    let rotated = Rotated { kid: key.kid() };
     if args.json {
         println!("{}", serde_json::to_string(&rotated)?);
     } else {

@@ -1,11 +1,9 @@
-use serde::Serialize;
 use std::sync::Arc;
 
-use crate::clock::{Clock, SystemClock};
-use crate::domain::{
-    Accept, MinAge, Password, SiteId, SiteName, SiteUrl, Username, WebhookFormat, WebhookSecret,
-};
-use crate::store::{AdminStore, NewCredential, NewSite};
+use crate::app::sites::{create_site, SiteSettings};
+use crate::clock::SystemClock;
+use crate::domain::{Accept, MinAge, SiteName, SiteUrl, WebhookFormat};
+use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -35,91 +33,6 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-}
-
-/// What a new site's owner needs; the password and secret are shown only here.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreatedSite {
-    pub site_id: String,
-    pub username: String,
-    pub password: String,
-    pub webhook_secret: String,
-}
-
-/// What a new site is configured with.
-#[derive(Debug, Clone)]
-pub struct SiteSettings {
-    pub name: SiteName,
-    pub redirect_url: Option<SiteUrl>,
-    pub webhook_url: Option<SiteUrl>,
-    pub sandbox: bool,
-    pub min_age: MinAge,
-    pub webhook_format: WebhookFormat,
-    pub accept: Accept,
-}
-
-impl SiteSettings {
-    /// A site with nothing but a name, and the defaults.
-    pub fn named(name: SiteName) -> Self {
-        Self {
-            name,
-            redirect_url: None,
-            webhook_url: None,
-            sandbox: false,
-            min_age: MinAge::DEFAULT,
-            webhook_format: WebhookFormat::Standard,
-            accept: Accept::All,
-        }
-    }
-}
-
-/// Creates a site with its first credential and webhook secret.
-pub async fn create_site(
-    store: &dyn AdminStore,
-    clock: &dyn Clock,
-    settings: SiteSettings,
-) -> anyhow::Result<CreatedSite> {
-    let SiteSettings {
-        name,
-        redirect_url,
-        webhook_url,
-        sandbox,
-        min_age,
-        webhook_format,
-        accept,
-    } = settings;
-    let now = clock.now();
-    let id = SiteId::generate();
-    let username = Username::generate();
-    let password = Password::generate();
-    let secret = WebhookSecret::generate();
-    let created = CreatedSite {
-        site_id: id.to_string(),
-        username: username.as_str().to_owned(),
-        password: password.expose().to_owned(),
-        webhook_secret: secret.expose().to_owned(),
-    };
-    store
-        .create_site(NewSite {
-            id,
-            name,
-            redirect_url,
-            webhook_url,
-            sandbox,
-            min_age,
-            webhook_format,
-            accept,
-            created_at: now,
-            credential: NewCredential {
-                username,
-                digest: password.digest(),
-                created_at: now,
-            },
-            webhook_secret: secret,
-        })
-        .await?;
-    Ok(created)
 }
 
 pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {

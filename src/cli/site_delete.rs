@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use crate::app::sites::delete_site;
 use crate::domain::SiteId;
 use crate::store::AdminStore;
 
@@ -21,9 +22,7 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
             args.site_id
         );
     }
-    let Some(invites) = store.delete_site(args.site_id).await? else {
-        anyhow::bail!("no site with id {}", args.site_id);
-    };
+    let invites = delete_site(store.as_ref(), args.site_id).await?;
     println!(
         "Deleted site {} with its credentials, webhook secrets and {invites} invite(s).",
         args.site_id

@@ -1,6 +1,7 @@
 use std::sync::Arc;
 
 use super::view::{print_site, SiteView};
+use crate::app::sites::site;
 use crate::domain::SiteId;
 use crate::store::AdminStore;
 
@@ -14,11 +15,7 @@ pub struct Args {
 }
 
 pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
-    let site: SiteView = store
-        .site(args.site_id)
-        .await?
-        .ok_or_else(|| anyhow::anyhow!("no site with id {}", args.site_id))?
-        .into();
+    let site: SiteView = site(store.as_ref(), args.site_id).await?.into();
     if args.json {
         super::print_json(&site)
     } else {

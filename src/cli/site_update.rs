@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use crate::app::sites::{update_site, SiteError};
 use crate::domain::{Accept, MinAge, SiteId, SiteUrl, WebhookFormat};
 use crate::store::{AdminStore, SiteUpdate};
 
@@ -38,16 +39,6 @@ fn optional_url(s: &str) -> Result<OptionalUrl, crate::domain::site::SiteUrlErro
 }
 
 pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
-    if args.redirect_url.is_none()
-        && args.webhook_url.is_none()
-        && args.min_age.is_none()
-        && args.webhook_format.is_none()
-        && args.accept.is_none()
-    {
-        anyhow::bail!(
-            "nothing to update: give --redirect-url, --webhook-url, --min-age, --webhook-format or --accept"
-        );
-    }
     let update = SiteUpdate {
         redirect_url: args.redirect_url.map(|u| u.0),
         webhook_url: args.webhook_url.map(|u| u.0),
@@ -55,8 +46,11 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
         webhook_format: args.webhook_format,
         accept: args.accept,
     };
-    if !store.update_site(args.site_id, update).await? {
-        anyhow::bail!("no site with id {}", args.site_id);
+    match update_site(store.as_ref(), args.site_id, update).await {
+        Err(SiteError::NothingToUpdate) => anyhow::bail!(
+            "nothing to update: give --redirect-url, --webhook-url, --min-age, --webhook-format or --accept"
+        ),
+        other => other?,
     }
     println!("Updated site {}.", args.site_id);
     Ok(())

@@ -1,6 +1,7 @@
 use std::sync::Arc;
 
-use crate::clock::{Clock, SystemClock};
+use crate::app::invites::redeliver;
+use crate::clock::SystemClock;
 use crate::domain::webhook::EventId;
 use crate::store::Outbox;
 
@@ -16,12 +17,7 @@ fn parse_event_id(s: &str) -> Result<EventId, String> {
 }
 
 pub async fn run(args: Args, store: Arc<dyn Outbox>) -> anyhow::Result<()> {
-    if !store
-        .redeliver(&args.event_id, SystemClock.now_millis())
-        .await?
-    {
-        anyhow::bail!("no webhook event with id '{}'", args.event_id);
-    }
+    redeliver(store.as_ref(), &SystemClock, None, &args.event_id).await?;
     println!(
         "Queued {} again; a running server sends it within a few seconds, with a fresh retry schedule.",
         args.event_id

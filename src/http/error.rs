@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
+use crate::app::invites::InviteError;
 use crate::dcapi::response::ResponseError;
 use crate::store::StoreError;
 
@@ -149,6 +150,18 @@ impl From<StoreError> for ApiError {
             // Its credential went with it; the request is answered as without one.
             StoreError::SiteGone => ApiError::Client(ErrorCode::InvalidCredentials),
             other => ApiError::Internal(Box::new(other)),
+        }
+    }
+}
+
+impl From<InviteError> for ApiError {
+    fn from(e: InviteError) -> Self {
+        match e {
+            InviteError::NoSuchInvite => ApiError::Client(ErrorCode::InviteNotFound),
+            InviteError::Verified => ApiError::Client(ErrorCode::InviteVerified),
+            InviteError::Store(e) => e.into(),
+            // The API names no webhook event.
+            e @ InviteError::NoSuchEvent(_) => ApiError::Internal(Box::new(e)),
         }
     }
 }

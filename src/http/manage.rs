@@ -11,9 +11,10 @@ use super::body::ApiPath;
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::invites::InviteStatusRecord;
 use super::AppState;
+use crate::app::invites::{self, Cancelled};
 use crate::domain::listing::ListQueryError;
 use crate::domain::{InviteId, ListQuery, Status};
-use crate::store::{CancelOutcome, InviteRecord};
+use crate::store::InviteRecord;
 
 /// The list's query parameters, as documented; the handler parses them into a
 /// [`ListQuery`] with [`ListQuery::parse`].
@@ -173,20 +174,22 @@ pub async fn cancel_invite(
     path: ApiPath<(String, String)>,
 ) -> Result<Json<InviteStatusRecord>, ApiError> {
     let id = invite_id(path)?;
-    match state
-        .store
-        .cancel_invite(auth.site_id, &id, state.clock.now())
-        .await?
-    {
-        CancelOutcome::NotFound => Err(ErrorCode::InviteNotFound.into()),
-        CancelOutcome::Verified => Err(ErrorCode::InviteVerified.into()),
-        CancelOutcome::Cancelled(record) => {
+    let cancelled = invites::cancel_invite(
+        state.store.as_ref(),
+        state.clock.as_ref(),
+        &state.deliveries,
+        auth.site_id,
+        &id,
+    )
+    .await?;
+    let record = match cancelled {
+        Cancelled::Now(record) => {
             tracing::info!(invite_id = %record.id, "invite cancelled");
-            state.deliveries.notify_one();
-            Ok(Json(InviteStatusRecord::of(record, &state)))
+            record
         }
-        CancelOutcome::AlreadyExpired(record) => Ok(Json(InviteStatusRecord::of(record, &state))),
-    }
+        Cancelled::AlreadyExpired(record) => record,
+    };
+    Ok(Json(InviteStatusRecord::of(record, &state)))
 }
 
 /// Erase invite
@@ -218,9 +221,7 @@ pub async fn erase_invite(
     path: ApiPath<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     let id = invite_id(path)?;
-    if !state.store.erase_invite(auth.site_id, &id).await? {
-        return Err(ErrorCode::InviteNotFound.into());
-    }
+    invites::erase_invite(state.store.as_ref(), auth.site_id, &id).await?;
     tracing::info!(invite_id = %id, "invite erased");
     Ok(StatusCode::NO_CONTENT)
 }

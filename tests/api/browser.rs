@@ -31,13 +31,13 @@ async fn sandbox_flow_in_a_real_browser_lands_on_the_redirect_url_with_vs_and_ci
     let redirect = format!("{back_url}?from=agegate");
 
     let app = spawn_app().await;
-    let created = agegate::cli::create_site(
+    let created = agegate::app::create_site(
         app.store.as_ref(),
         app.clock.as_ref(),
-        agegate::cli::SiteSettings {
+        agegate::app::SiteSettings {
             redirect_url: Some(SiteUrl::parse(&redirect).unwrap()),
             sandbox: true,
-            ..agegate::cli::SiteSettings::named(SiteName::parse("Browser shop").unwrap())
+            ..agegate::app::SiteSettings::named(SiteName::parse("Browser shop").unwrap())
         },
     )
     .await

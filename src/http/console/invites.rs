@@ -1,7 +1,7 @@
 //! A site's invites: the list (the API's own listing: the same query parser, the same
 //! store call, the same cursor), one invite with its changes, webhook events and
-//! attempts, and the actions on it: cancel and erase (the API's store calls and
-//! outcomes), and redelivering one of its events (the CLI's).
+//! attempts, and the actions on it: cancel and erase (the API's operations in
+//! `app::invites`), and redelivering one of its events (the CLI's).
 
 use askama::Template;
 use axum::extract::{Path, Query, RawQuery, State};
@@ -11,12 +11,12 @@ use axum::response::Response;
 use super::session::{Action, NoFields, NoticeQuery, Operator};
 use super::sites::{load_site, site_id, Confirmed};
 use super::{page, see_other, when, ConsoleError, ConsoleState, Layout};
+use crate::app::invites::{self, Cancelled};
 use crate::clock::UnixMillis;
 use crate::domain::invite::gateway_url;
 use crate::domain::webhook::EventId;
 use crate::domain::{InviteId, ListQuery, Status};
-use crate::http::error::ErrorCode;
-use crate::store::{CancelOutcome, EventRecord, InviteRecord, SiteRecord};
+use crate::store::{EventRecord, InviteRecord, SiteRecord};
 
 #[derive(Template)]
 #[template(path = "console/invites.html")]
@@ -241,26 +241,20 @@ pub async fn cancel(
 ) -> Result<Response, ConsoleError> {
     let site = load_site(&state, site_id(&site)?).await?;
     let id = invite_id(&invite)?;
-    let notice = match state
-        .store
-        .cancel_invite(site.id, &id, state.clock.now())
-        .await?
-    {
-        CancelOutcome::NotFound => {
-            return Err(ConsoleError::NotFound("This site has no such invite."))
-        }
-        CancelOutcome::Verified => {
-            return Err(ConsoleError::Conflict(format!(
-                "Not cancelled: {}.",
-                ErrorCode::InviteVerified.message()
-            )))
-        }
-        CancelOutcome::Cancelled(_) => {
-            state.deliveries.notify_one();
+    let cancelled = invites::cancel_invite(
+        state.store.as_ref(),
+        state.clock.as_ref(),
+        &state.deliveries,
+        site.id,
+        &id,
+    )
+    .await?;
+    let notice = match cancelled {
+        Cancelled::Now(_) => {
             tracing::info!(invite_id = %id, user = %operator.username, "invite cancelled in the console");
             "cancelled"
         }
-        CancelOutcome::AlreadyExpired(_) => "already-expired",
+        Cancelled::AlreadyExpired(_) => "already-expired",
     };
     Ok(see_other(&format!(
         "{}?notice={notice}",
@@ -277,9 +271,7 @@ pub async fn erase(
     let site = load_site(&state, site_id(&site)?).await?;
     let id = invite_id(&invite)?;
     form.check()?;
-    if !state.store.erase_invite(site.id, &id).await? {
-        return Err(ConsoleError::NotFound("This site has no such invite."));
-    }
+    invites::erase_invite(state.store.as_ref(), site.id, &id).await?;
     tracing::info!(invite_id = %id, user = %operator.username, "invite erased in the console");
     Ok(see_other(&format!(
         "/admin/sites/{}/invites?notice=erased",
@@ -295,22 +287,18 @@ pub async fn redeliver(
 ) -> Result<Response, ConsoleError> {
     let site = load_site(&state, site_id(&site)?).await?;
     let id = invite_id(&invite)?;
-    let not_found = ConsoleError::NotFound("This invite has no such webhook event.");
     let event = EventId::parse(&event).ok_or(ConsoleError::NotFound(
         "This invite has no such webhook event.",
     ))?;
-    let events = state.store.invite_events(site.id, &id).await?;
-    if !events.iter().any(|e| e.event_id == event) {
-        return Err(not_found);
-    }
-    if !state
-        .store
-        .redeliver(&event, state.clock.now_millis())
-        .await?
-    {
-        return Err(not_found);
-    }
-    state.deliveries.notify_one();
+    invites::redeliver_invite_event(
+        state.store.as_ref(),
+        state.clock.as_ref(),
+        &state.deliveries,
+        site.id,
+        &id,
+        &event,
+    )
+    .await?;
     tracing::info!(event_id = %event, user = %operator.username, "webhook event redelivered from the console");
     Ok(see_other(&format!(
         "{}?notice=redelivered",

@@ -25,6 +25,8 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use super::gateway::{policy_for_style, security_headers};
+use crate::app::invites::InviteError;
+use crate::app::SiteError;
 use crate::clock::{rfc3339, Clock, UnixTime};
 use crate::store::{Store, StoreError};
 
@@ -223,11 +225,29 @@ impl From<StoreError> for ConsoleError {
     }
 }
 
-impl From<anyhow::Error> for ConsoleError {
-    fn from(e: anyhow::Error) -> Self {
-        match e.downcast::<StoreError>() {
-            Ok(store) => ConsoleError::Store(store),
-            Err(other) => ConsoleError::Internal(format!("{other:#}")),
+impl From<SiteError> for ConsoleError {
+    fn from(e: SiteError) -> Self {
+        match e {
+            SiteError::NoSuchSite(_) => ConsoleError::NotFound("There is no such site."),
+            SiteError::NoSuchKey { .. } => ConsoleError::NotFound("This site has no such key."),
+            SiteError::NothingToUpdate => ConsoleError::BadRequest("Nothing to change.".into()),
+            SiteError::Store(e) => ConsoleError::Store(e),
+        }
+    }
+}
+
+impl From<InviteError> for ConsoleError {
+    fn from(e: InviteError) -> Self {
+        match e {
+            InviteError::NoSuchInvite => ConsoleError::NotFound("This site has no such invite."),
+            InviteError::Verified => ConsoleError::Conflict(format!(
+                "Not cancelled: {}.",
+                super::error::ErrorCode::InviteVerified.message()
+            )),
+            InviteError::NoSuchEvent(_) => {
+                ConsoleError::NotFound("This invite has no such webhook event.")
+            }
+            InviteError::Store(e) => ConsoleError::Store(e),
         }
     }
 }

@@ -1,7 +1,6 @@
 //! Sites: the list with the form that creates one, a site's settings and credentials,
-//! and the actions on them. Each action is the command line's own function
-//! (`cli::create_site`, `cli::key_create::create_key`, `cli::webhook_secret_rotate`), so
-//! the console and the CLI keep one set of rules.
+//! and the actions on them. Each action is the application layer's (`app::sites`,
+//! `app::keys`), which the command line calls too, so the two keep one set of rules.
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -11,11 +10,10 @@ use serde::Deserialize;
 
 use super::session::{Action, NoFields, NoticeQuery, Operator};
 use super::{page, see_other, when, ConsoleError, ConsoleState, Layout};
-use crate::cli::key_create::create_key;
-use crate::cli::webhook_secret_rotate::rotate_secret as rotate;
-use crate::cli::{create_site, SiteSettings};
+use crate::app::keys::{self, rotate_webhook_secret, Revoked};
+use crate::app::sites::{self, create_site, SiteSettings};
 use crate::domain::{Accept, MinAge, SiteId, SiteName, SiteUrl, WebhookFormat};
-use crate::store::{CredentialInfo, RevokeOutcome, SiteRecord};
+use crate::store::{CredentialInfo, SiteRecord};
 
 #[derive(Template)]
 #[template(path = "console/sites.html")]
@@ -196,11 +194,7 @@ pub fn site_id(raw: &str) -> Result<SiteId, ConsoleError> {
 }
 
 pub async fn load_site(state: &ConsoleState, id: SiteId) -> Result<SiteRecord, ConsoleError> {
-    state
-        .store
-        .site(id)
-        .await?
-        .ok_or(ConsoleError::NotFound("There is no such site."))
+    Ok(sites::site(state.store.as_ref(), id).await?)
 }
 
 pub async fn show(
@@ -225,9 +219,7 @@ pub async fn issue_key(
     Action { operator, .. }: Action<NoFields>,
 ) -> Result<Response, ConsoleError> {
     let id = site_id(&site)?;
-    let key = create_key(state.store.as_ref(), state.clock.as_ref(), id)
-        .await?
-        .ok_or(ConsoleError::NotFound("There is no such site."))?;
+    let key = keys::issue_key(state.store.as_ref(), state.clock.as_ref(), id).await?;
     tracing::info!(site_id = %id, username = %key.username, user = %operator.username, "key issued in the console");
     let html = ShownOnce {
         layout: operator.layout(None),
@@ -264,18 +256,11 @@ pub async fn revoke_key(
 ) -> Result<Response, ConsoleError> {
     let id = site_id(&site)?;
     form.check()?;
-    load_site(&state, id).await?;
-    let notice = match state
-        .store
-        .revoke_credential(id, &username, state.clock.now())
-        .await?
-    {
-        RevokeOutcome::Revoked => "key-revoked",
-        RevokeOutcome::AlreadyRevoked => "key-already-revoked",
-        RevokeOutcome::NotFound => {
-            return Err(ConsoleError::NotFound("This site has no such key."))
-        }
-    };
+    let notice =
+        match keys::revoke_key(state.store.as_ref(), state.clock.as_ref(), id, &username).await? {
+            Revoked::Now => "key-revoked",
+            Revoked::Already => "key-already-revoked",
+        };
     tracing::info!(site_id = %id, username = %username, user = %operator.username, "key revoked in the console");
     Ok(see_other(&format!("/admin/sites/{id}?notice={notice}")))
 }
@@ -287,9 +272,7 @@ pub async fn rotate_secret(
 ) -> Result<Response, ConsoleError> {
     let id = site_id(&site)?;
     form.check()?;
-    let rotated = rotate(state.store.as_ref(), state.clock.as_ref(), id)
-        .await?
-        .ok_or(ConsoleError::NotFound("There is no such site."))?;
+    let rotated = rotate_webhook_secret(state.store.as_ref(), state.clock.as_ref(), id).await?;
     tracing::info!(site_id = %id, user = %operator.username, "webhook secret rotated in the console");
     let html = ShownOnce {
         layout: operator.layout(None),

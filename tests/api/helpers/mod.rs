@@ -1,7 +1,7 @@
 //! Test harness: spawns the real router on a real socket (port 0) with an injected
 //! clock, or the real binary as a separate process, and talks HTTP to it.
 
-use agegate::cli::SiteSettings;
+use agegate::app::SiteSettings;
 use agegate::clock::{Clock, ManualClock, SystemClock};
 use agegate::config::Settings;
 use agegate::domain::{MinAge, SiteName, SiteUrl, WebhookFormat};
@@ -189,7 +189,7 @@ impl TestApp {
 
     pub async fn create_site_with(&self, options: SiteOptions<'_>) -> TestSite {
         let url = |u: Option<&str>| u.map(|u| SiteUrl::parse(u).unwrap());
-        let created = agegate::cli::create_site(
+        let created = agegate::app::create_site(
             self.store.as_ref(),
             self.clock.as_ref(),
             SiteSettings {
