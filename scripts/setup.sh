@@ -17,14 +17,15 @@ done
 # (tests/api/browser*.rs), PostgreSQL for the PostgreSQL pass of the suite and its fault
 # tests (tests/api/pg.rs starts throwaway clusters itself; no service is left running),
 # Python 3 with venv for schemathesis (below) and the example receiver, Node.js for the
-# JSON.stringify comparison of everprotec bodies (tests/api/webhook_formats.rs). Only
-# installs when something is missing, so a second run is quick.
+# JSON.stringify comparison of everprotec bodies (tests/api/webhook_formats.rs), xmlsec1
+# to sign XML trusted lists independently of agegate (tests/trustlist). Only installs
+# when something is missing, so a second run is quick.
 have_postgres() { compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && command -v psql >/dev/null && command -v pg_dump >/dev/null; }
 have_python_venv() { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }
-if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/certs/ca-certificates.crt ]] || ! have_postgres || ! have_python_venv || ! command -v node >/dev/null; then
+if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/certs/ca-certificates.crt ]] || ! have_postgres || ! have_python_venv || ! command -v node >/dev/null || ! command -v xmlsec1 >/dev/null; then
   if ! command -v apt-get >/dev/null; then
-    echo "setup: chromium, chromedriver, postgresql, python3 with venv or node is missing and apt-get is not available;" \
-      "install Chromium and chromedriver (/usr/bin/chromium, /usr/bin/chromedriver), PostgreSQL (/usr/lib/postgresql/*/bin), Python 3 with venv and Node.js" >&2
+    echo "setup: chromium, chromedriver, postgresql, python3 with venv, node or xmlsec1 is missing and apt-get is not available;" \
+      "install Chromium and chromedriver (/usr/bin/chromium, /usr/bin/chromedriver), PostgreSQL (/usr/lib/postgresql/*/bin), Python 3 with venv, Node.js and xmlsec1" >&2
     exit 1
   fi
   sudo=()
@@ -36,7 +37,7 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/cert
       exit 1
     fi
   fi
-  echo "setup: installing chromium, chromium-driver, postgresql, python3-venv and nodejs" >&2
+  echo "setup: installing chromium, chromium-driver, postgresql, python3-venv, nodejs and xmlsec1" >&2
   # The tests make their own clusters; the package's default cluster is not wanted.
   if [[ ! -e /etc/postgresql-common/createcluster.conf ]]; then
     ${sudo[@]+"${sudo[@]}"} mkdir -p /etc/postgresql-common
@@ -46,7 +47,7 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/cert
   ${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y --no-install-recommends \
     -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold chromium chromium-driver ca-certificates \
-    postgresql postgresql-client python3 python3-venv nodejs
+    postgresql postgresql-client python3 python3-venv nodejs xmlsec1
 fi
 
 # schemathesis from PyPI, for tests/api/schemathesis.rs (the OpenAPI document against the

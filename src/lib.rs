@@ -23,4 +23,5 @@ pub mod startup;
 pub mod store;
 pub mod telemetry;
 pub mod trust;
+pub mod trustlist;
 pub mod webhooks;

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Makes src/trustlist/testdata: trusted lists signed by tools independent of agegate.
+
+signxml signs enveloped with inclusive C14N (1.0 RSA, 1.1 ECDSA P-256/P-384); the xmlsec1
+command signs templates the way the real EU list is (exclusive C14N, XPath Filter 2.0
+subtracting the signature, a XAdES SignedProperties reference), and the refusals that
+must be signed to reach their check (an extra reference, an extra transform, a wrong type).
+Run with the venv scripts/setup.sh makes (it has signxml and cryptography):
+  ~/.cache/agegate-schemathesis-*/bin/python scripts/trustlist-fixtures.py
+Keys live only in a temporary directory; certificates are valid 2000-2099.
+"""
+import base64, datetime, hashlib, os, subprocess, sys, tempfile
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.x509.oid import NameOID
+from lxml import etree
+from signxml import XMLSigner, methods
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "src", "trustlist", "testdata")
+TMP = tempfile.mkdtemp()
+FROM = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+TO = datetime.datetime(2099, 12, 31, tzinfo=datetime.timezone.utc)
+
+
+def cert(cn, key, issuer=None, issuer_key=None, ca=False):
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn),
+                      x509.NameAttribute(NameOID.ORGANIZATION_NAME, "agegate tests")])
+    b = (x509.CertificateBuilder().subject_name(name)
+         .issuer_name(issuer.subject if issuer else name).public_key(key.public_key())
+         .serial_number(x509.random_serial_number()).not_valid_before(FROM).not_valid_after(TO)
+         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    return b.sign(issuer_key or key, hashes.SHA256())
+
+
+def pem(c):
+    return c.public_bytes(serialization.Encoding.PEM).decode()
+
+
+def b64(c):
+    return base64.b64encode(c.public_bytes(serialization.Encoding.DER)).decode()
+
+
+def write(name, data):
+    with open(os.path.join(OUT, name), "w") as f:
+        f.write(data)
+
+
+def keyfile(name, key):
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption()))
+    return path
+
+
+def certfile(name, c):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(pem(c))
+    return path
+
+
+P = "http://trust.tech.ec.europa.eu/lists/age-verification/"
+
+
+def service(type_, status, certs, history=()):
+    ids = "".join(f"<DigitalId><X509Certificate>{b64(c)}</X509Certificate></DigitalId>" for c in certs)
+    hist = "".join(
+        f"<ServiceHistory><ServiceHistoryInstance><ServiceTypeIdentifier>{P}service-type/paa"
+        f"</ServiceTypeIdentifier><ServiceDigitalIdentity><DigitalId><X509Certificate>{b64(c)}"
+        f"</X509Certificate></DigitalId></ServiceDigitalIdentity><ServiceStatus>{P}service-status/"
+        f"recognized</ServiceStatus></ServiceHistoryInstance></ServiceHistory>" for c in history)
+    return (f"<TSPService><ServiceInformation><ServiceTypeIdentifier>{type_}</ServiceTypeIdentifier>"
+            f"<ServiceName><Name xml:lang=\"en\">Proof of age &amp; more</Name></ServiceName>"
+            f"<ServiceDigitalIdentity>{ids}</ServiceDigitalIdentity>"
+            f"<ServiceStatus>{status}</ServiceStatus></ServiceInformation>{hist}</TSPService>")
+
+
+def tsl(seq, services, tsl_type=P + "tsl-type", next_update="2099-01-01T00:00:00Z"):
+    providers = "".join(
+        f"<TrustServiceProvider><TSPInformation><TSPName><Name xml:lang=\"en\">Provider {i}"
+        f"</Name></TSPName></TSPInformation><TSPServices>{s}</TSPServices></TrustServiceProvider>"
+        for i, s in enumerate(services))
+    return (f"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- a comment outside the root -->\n"
+            f"<TrustServiceStatusList xmlns=\"http://uri.etsi.org/02231/v2#\" "
+            f"xmlns:ns3=\"http://uri.etsi.org/02231/v2/additionaltypes#\" TSLTag=\"http://uri.etsi.org/19612/TSLTag\">\n"
+            f"  <SchemeInformation><TSLVersionIdentifier>6</TSLVersionIdentifier>"
+            f"<TSLSequenceNumber>{seq}</TSLSequenceNumber><TSLType>{tsl_type}</TSLType>"
+            f"<SchemeOperatorName><Name xml:lang=\"en\">Tests &lt;EU&gt; \"operator\"</Name></SchemeOperatorName>"
+            f"<ListIssueDateTime>2026-01-01T00:00:00Z</ListIssueDateTime>"
+            f"<NextUpdate><dateTime>{next_update}</dateTime></NextUpdate></SchemeInformation>\n"
+            f"  <!-- comments are not signed -->\n"
+            f"  <TrustServiceProviderList>{providers}</TrustServiceProviderList>\n"
+            f"</TrustServiceStatusList>\n")
+
+
+def signxml_sign(xml, key, chain, alg, c14n):
+    root = etree.fromstring(xml.encode())
+    signer = XMLSigner(method=methods.enveloped, signature_algorithm=alg, digest_algorithm="sha256",
+                       c14n_algorithm=c14n)
+    signed = signer.sign(root, key=key, cert=[pem(c) for c in chain])
+    return etree.tostring(signed, xml_declaration=True, encoding="UTF-8").decode()
+
+
+DS = "http://www.w3.org/2000/09/xmldsig#"
+EXC = "http://www.w3.org/2001/10/xml-exc-c14n#"
+FILTER2 = ("<ds:Transform Algorithm=\"http://www.w3.org/2002/06/xmldsig-filter2\"><dsig-xpath:XPath "
+           "xmlns:dsig-xpath=\"http://www.w3.org/2002/06/xmldsig-filter2\" Filter=\"subtract\">"
+           "/descendant::ds:Signature</dsig-xpath:XPath></ds:Transform>")
+
+
+def xmlsec_sign(xml, key_path, chain, sig_alg, doc_transforms, extra_refs="", props=True):
+    """Signs `xml` with xmlsec1 from a template appended as the root's last child."""
+    signer_der = chain[0].public_bytes(serialization.Encoding.DER)
+    digest = base64.b64encode(hashlib.sha256(signer_der).digest()).decode()
+    props_ref = (f"<ds:Reference Type=\"http://uri.etsi.org/01903#SignedProperties\" URI=\"#xades-sig\">"
+                 f"<ds:Transforms><ds:Transform Algorithm=\"{EXC}\"/></ds:Transforms>"
+                 f"<ds:DigestMethod Algorithm=\"http://www.w3.org/2001/04/xmlenc#sha256\"/>"
+                 f"<ds:DigestValue/></ds:Reference>") if props else ""
+    obj = (f"<ds:Object><xades:QualifyingProperties xmlns:xades=\"http://uri.etsi.org/01903/v1.3.2#\" "
+           f"Target=\"#sig\"><xades:SignedProperties Id=\"xades-sig\"><xades:SignedSignatureProperties>"
+           f"<xades:SigningTime>2026-01-01T00:00:00Z</xades:SigningTime><xades:SigningCertificateV2>"
+           f"<xades:Cert><xades:CertDigest><ds:DigestMethod Algorithm=\"http://www.w3.org/2001/04/xmlenc#sha256\"/>"
+           f"<ds:DigestValue>{digest}</ds:DigestValue></xades:CertDigest></xades:Cert>"
+           f"</xades:SigningCertificateV2></xades:SignedSignatureProperties></xades:SignedProperties>"
+           f"</xades:QualifyingProperties></ds:Object>") if props else ""
+    template = (f"<ds:Signature xmlns:ds=\"{DS}\" Id=\"sig\"><ds:SignedInfo>"
+                f"<ds:CanonicalizationMethod Algorithm=\"{EXC}\"/>"
+                f"<ds:SignatureMethod Algorithm=\"http://www.w3.org/2001/04/xmldsig-more#{sig_alg}\"/>"
+                f"<ds:Reference URI=\"\"><ds:Transforms>{doc_transforms}</ds:Transforms>"
+                f"<ds:DigestMethod Algorithm=\"http://www.w3.org/2001/04/xmlenc#sha256\"/>"
+                f"<ds:DigestValue/></ds:Reference>{props_ref}{extra_refs}</ds:SignedInfo>"
+                f"<ds:SignatureValue/><ds:KeyInfo><ds:X509Data/></ds:KeyInfo>{obj}</ds:Signature>")
+    # An Id on the root, for the refusal that references it (signxml would use it).
+    xml = xml.replace("<TrustServiceStatusList ", "<TrustServiceStatusList Id=\"tsl\" ", 1)
+    end = xml.rindex("</TrustServiceStatusList>")
+    path = os.path.join(TMP, "template.xml")
+    with open(path, "w") as f:
+        f.write(xml[:end] + template + xml[end:])
+    certs = ",".join(certfile(f"c{i}.pem", c) for i, c in enumerate(chain))
+    out = subprocess.run(["xmlsec1", "--sign", "--privkey-pem", f"{key_path},{certs}",
+                          "--id-attr:Id", "http://uri.etsi.org/01903/v1.3.2#:SignedProperties",
+                          "--id-attr:Id", "TrustServiceStatusList", path],
+                         check=True, capture_output=True)
+    return out.stdout.decode()
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ca = cert("Test list signing CA", ca_key, ca=True)
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    rsa_signer = cert("Test list signer (RSA)", rsa_key, ca, ca_key)
+    ec_key = ec.generate_private_key(ec.SECP256R1())
+    ec_signer = cert("Test list signer (P-256)", ec_key)
+    ec384_key = ec.generate_private_key(ec.SECP384R1())
+    ec384_signer = cert("Test list signer (P-384)", ec384_key)
+    providers = {}
+    for name in ["a", "b", "c-deprecated", "d-withdrawn", "e-history", "f-other-type", "g-added"]:
+        k = ec.generate_private_key(ec.SECP256R1())
+        providers[name] = cert(f"Provider {name}", k)
+    rsa_provider = cert("Provider RSA", rsa.generate_private_key(public_exponent=65537, key_size=2048))
+    write("signer-ca.pem", pem(ca))
+    write("signer-rsa.pem", pem(rsa_signer))
+    write("signer-ec.pem", pem(ec_signer))
+    write("signer-ec384.pem", pem(ec384_signer))
+    for name, c in providers.items():
+        write(f"provider-{name}.pem", pem(c))
+
+    paa, rec = P + "service-type/paa", P + "service-status/recognized"
+    base = [service(paa, rec, [providers["a"]], history=[providers["e-history"]]),
+            service("http://uri.etsi.org/TrstSvc/Svctype/CA/QC", rec, [providers["f-other-type"]]),
+            service(paa, P + "service-status/deprecated", [providers["c-deprecated"]]),
+            service(paa, P + "service-status/withdrawn", [providers["d-withdrawn"]]),
+            service("https://trust.ec.europa.eu/lotl/av/TrstSvc/Svctype/PAA",
+                    "https://example.eu/TrstSvc/TrustedList/Svcstatus/granted",
+                    [providers["b"], rsa_provider])]
+    list_a, list_b = tsl(1, base), tsl(2, base + [service(paa, rec, [providers["g-added"]])])
+
+    inc10 = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315"
+    write("signxml-rsa-c14n10.xml", signxml_sign(list_a, rsa_key, [rsa_signer, ca], "rsa-sha256", inc10))
+    write("signxml-ec-c14n11.xml", signxml_sign(list_a, ec_key, [ec_signer], "ecdsa-sha256",
+                                                "http://www.w3.org/2006/12/xml-c14n11"))
+    write("signxml-ec384-c14n10.xml", signxml_sign(list_b, ec384_key, [ec384_signer], "ecdsa-sha384", inc10))
+
+    rsa_path, ec_path = keyfile("rsa.pem", rsa_key), keyfile("ec.pem", ec_key)
+    exc = f"<ds:Transform Algorithm=\"{EXC}\"/>"
+    enveloped = "<ds:Transform Algorithm=\"http://www.w3.org/2000/09/xmldsig#enveloped-signature\"/>"
+    write("xmlsec-rsa-filter2-exc.xml", xmlsec_sign(list_a, rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
+    write("xmlsec-rsa-filter2-exc-b.xml", xmlsec_sign(list_b, rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
+    write("xmlsec-ec-enveloped-exc.xml", xmlsec_sign(list_a, ec_path, [ec_signer], "ecdsa-sha512", enveloped + exc,
+                                                     props=False))
+    # Refusals that must be signed to reach their check.
+    extra_ref = ("<ds:Reference URI=\"#tsl\"><ds:Transforms>" + exc + "</ds:Transforms><ds:DigestMethod "
+                 "Algorithm=\"http://www.w3.org/2001/04/xmlenc#sha256\"/><ds:DigestValue/></ds:Reference>")
+    write("refuse-extra-reference.xml", xmlsec_sign(list_a, rsa_path, [rsa_signer, ca], "rsa-sha256",
+                                                    FILTER2 + exc, extra_refs=extra_ref))
+    write("refuse-extra-transform.xml", xmlsec_sign(list_a, rsa_path, [rsa_signer, ca], "rsa-sha256",
+                                                    enveloped + FILTER2 + exc))
+    write("refuse-wrong-type.xml", xmlsec_sign(tsl(1, base, tsl_type="http://uri.etsi.org/TrstSvc/TrustedList/TSLType/EUgeneric"),
+                                               rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
+    write("refuse-past-next-update.xml", xmlsec_sign(tsl(1, base, next_update="2026-02-01T00:00:00Z"),
+                                                     rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
+    print("wrote", OUT, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
