@@ -101,9 +101,10 @@ pub async fn rotate_webhook_secret(
     Ok(rotated)
 }
 
-/// Makes a new receipt key current and answers its key id. Every verification after this
-/// is signed with it (each reads the current key in its own transaction); the old keys
-/// stay in the JWK Set, so old receipts still check.
+/// Makes a new receipt key and answers its key id. It is published at once and signs
+/// from [`SIGNS_AFTER`](crate::receipt::SIGNS_AFTER) later, once every server's cached key
+/// set lists it (docs/evidence.md#receipt-keys); the old keys stay in the JWK Set, so old
+/// receipts still check.
 pub async fn rotate_receipt_key(
     store: &dyn ReceiptStore,
     clock: &dyn Clock,

@@ -25,8 +25,10 @@ pub async fn run(args: Args, store: Arc<dyn ReceiptStore>) -> anyhow::Result<()>
         println!("{}", serde_json::to_string(&rotated)?);
     } else {
         println!(
-            "New receipt key {}; running servers sign with it from their next verification.",
-            rotated.kid
+            "New receipt key {}, in /.well-known/jwks.json now; running servers sign with it \
+             {} seconds from now.",
+            rotated.kid,
+            crate::receipt::SIGNS_AFTER.as_secs()
         );
         println!("Earlier keys stay in /.well-known/jwks.json, so earlier receipts still verify.");
     }

@@ -1,4 +1,4 @@
-//! Verification receipts over HTTP (docs/evidence.md#receipts, docs/evidence.md#keys): a site reads the receipt of its
+//! Verification receipts over HTTP (docs/evidence.md#receipts, docs/evidence.md#receipt-keys): a site reads the receipt of its
 //! verified invite; anyone reads the public keys that check receipts.
 
 use axum::body::Bytes;
@@ -8,14 +8,14 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::auth::SiteAuth;
 use super::body::ApiPath;
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::AppState;
 use crate::domain::InviteId;
-use crate::receipt::VerifyingKeys;
+use crate::receipt::{VerifyingKeys, KEY_SET_FRESH_FOR};
 use crate::store::readable_receipt_keys;
 use crate::store::ReceiptLookup;
 
@@ -64,10 +64,9 @@ pub async fn get_receipt(
     }
 }
 
-/// How long a served key set is reused: a rotated key shows within this.
-const JWKS_FRESH_FOR: Duration = Duration::from_secs(5);
-
-/// The last key set served, so the public, unauthenticated route costs no query per hit.
+/// The last key set served, so the public, unauthenticated route costs no query per hit,
+/// stamped with when its query started: a key published after that start is served
+/// within [`KEY_SET_FRESH_FOR`], before anyone signs with it ([`crate::receipt::SIGNS_AFTER`]).
 #[derive(Default)]
 pub struct JwksCache(Mutex<Option<(Instant, Bytes)>>);
 
@@ -89,15 +88,21 @@ pub async fn jwks(State(state): State<AppState>) -> Result<Response, ApiError> {
         let cache = state.jwks.0.lock().unwrap_or_else(|e| e.into_inner());
         cache
             .as_ref()
-            .filter(|(at, _)| at.elapsed() < JWKS_FRESH_FOR)
+            .filter(|(at, _)| at.elapsed() < KEY_SET_FRESH_FOR)
             .map(|(_, body)| body.clone())
     };
     let body = match cached {
         Some(body) => body,
         None => {
-            let body = Bytes::from(key_set(&state).await?.to_string());
-            *state.jwks.0.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some((Instant::now(), body.clone()));
+            let asked = Instant::now();
+            let keys = readable_receipt_keys(&state.store.receipt_keys().await?);
+            let body = Bytes::from(VerifyingKeys::of(&keys).to_jwks().to_string());
+            // No key yet: the first verification makes one and signs with it at once
+            // (`store::transitions::receipt_key`), so an empty set is never reused.
+            if !keys.is_empty() {
+                *state.jwks.0.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some((asked, body.clone()));
+            }
             body
         }
     };
@@ -109,9 +114,4 @@ pub async fn jwks(State(state): State<AppState>) -> Result<Response, ApiError> {
         body,
     )
         .into_response())
-}
-
-async fn key_set(state: &AppState) -> Result<serde_json::Value, ApiError> {
-    let keys = readable_receipt_keys(&state.store.receipt_keys().await?);
-    Ok(VerifyingKeys::of(&keys).to_jwks())
 }

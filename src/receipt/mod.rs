@@ -14,6 +14,19 @@ pub use jws::{ReceiptError, ReceiptKey, VerifyingKeys};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::time::Duration;
+
+/// How long a server reuses the key set it served (`/.well-known/jwks.json`), so the
+/// public route costs no query per hit.
+pub const KEY_SET_FRESH_FOR: Duration = Duration::from_secs(5);
+
+/// How long after a rotated key is published servers start signing with it: longer than
+/// any server reuses a key set fetched before it, so a receipt handed out always verifies
+/// against the key set fetched after it (docs/evidence.md#receipt-keys). The second more
+/// covers the time between a node's clock and the database's.
+pub const SIGNS_AFTER: Duration = Duration::from_secs(6);
+
+const _: () = assert!(SIGNS_AFTER.as_millis() > KEY_SET_FRESH_FOR.as_millis());
 
 /// The JWS `typ` of a receipt.
 pub const TYP: &str = "agegate-receipt+jwt";

@@ -257,10 +257,13 @@ pub trait AdminStore: Send + Sync + 'static {
 pub trait ReceiptStore: Send + Sync + 'static {
     /// The receipt of the site's invite.
     async fn receipt(&self, site: SiteId, id: &InviteId) -> StoreResult<ReceiptLookup>;
-    /// Every receipt key, oldest first: the last is the current one.
+    /// Every receipt key, oldest first, including one published but not signing yet.
     async fn receipt_keys(&self) -> StoreResult<Vec<ReceiptKeyRecord>>;
-    /// Makes `key` the current receipt key; with `only_if_none`, only if there is no key
-    /// yet (the first start). Whether it was stored.
+    /// With `only_if_none`, makes `key` the current receipt key if there is no key yet
+    /// (the first start). Without, a rotation: `key` is published first (listed by
+    /// [`receipt_keys`](Self::receipt_keys)), and every server signs with it from
+    /// [`SIGNS_AFTER`](crate::receipt::SIGNS_AFTER) after that, by the database's clock
+    /// (docs/evidence.md#receipt-keys). Whether it was stored.
     async fn add_receipt_key(&self, key: ReceiptKeyRecord, only_if_none: bool)
         -> StoreResult<bool>;
 }

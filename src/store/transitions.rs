@@ -40,8 +40,10 @@ pub fn verify(found: Option<InviteRecord>, method: VerifyMethod, now: UnixTime) 
 }
 
 /// What signs the receipt of a verification: the current receipt key as stored (every
-/// verifying transaction reads it), or, where there is none yet (a server that could not
-/// write one at start), a new one the transaction stores first.
+/// verifying transaction reads the newest whose signing time has come), or, where there
+/// is none yet (a server that could not write one at start), a new one the transaction
+/// stores first. No server has then served a key set with a key in it
+/// (`http::receipts::jwks` never reuses an empty one), so it may sign at once.
 pub fn receipt_key(
     stored: Option<Vec<u8>>,
     now: UnixTime,

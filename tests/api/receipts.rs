@@ -4,13 +4,15 @@
 //! and erased with its invite.
 
 use crate::eu_av::{answer, eu_av_app, invite_with_request};
-use crate::helpers::{agegate, assert_error, spawn_app, spawn_app_with, SiteOptions, TestApp, T0};
+use crate::helpers::{
+    agegate, assert_error, poll, spawn_app, spawn_app_with, SiteOptions, TestApp, T0,
+};
 use crate::wallet::{Presentation, TestIssuer};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -236,24 +238,23 @@ async fn rotation_signs_with_the_new_key_and_old_receipts_still_verify() {
     let kid = rotated["kid"].as_str().unwrap();
     assert_eq!(rotated.as_object().unwrap().len(), 1);
 
-    let after = app.new_invite_id(&site, None).await;
-    assert_eq!(app.verify(&after).await.status(), 200);
-    let new = receipt_of(&app, &site, &after).await;
-    assert_eq!(
-        decode(&new).0["kid"],
-        kid,
-        "signed with the new key at once"
-    );
-    assert_ne!(decode(&old).0["kid"], kid);
-    // The key set shows the new key within its 5 s cache, and still holds the old one.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let keys = loop {
+    // The key set lists the new key (within its 5 s cache) before it signs, and still
+    // holds the old one; within 10 s every verification is signed with the new key.
+    let keys = poll(Duration::from_secs(10), || async {
         let keys = jwks(&app).await;
-        if keys["keys"].as_array().unwrap().len() == 2 || Instant::now() > deadline {
-            break keys;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+        (keys["keys"].as_array().unwrap().len() == 2).then_some(keys)
+    })
+    .await
+    .expect("the new key listed within 10 s");
+    let new = poll(Duration::from_secs(10), || async {
+        let after = app.new_invite_id(&site, None).await;
+        assert_eq!(app.verify(&after).await.status(), 200);
+        let new = receipt_of(&app, &site, &after).await;
+        (decode(&new).0["kid"] == kid).then_some(new)
+    })
+    .await
+    .expect("signed with the new key within 10 s");
+    assert_ne!(decode(&old).0["kid"], kid);
     let kids: Vec<&str> = keys["keys"]
         .as_array()
         .unwrap()

@@ -323,14 +323,7 @@ pub async fn write_verified(
     evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<()> {
-    let stored = one(
-        tx,
-        "SELECT private_key FROM receipt_keys ORDER BY seq DESC LIMIT 1",
-        &[],
-        |row| row.bytes(0),
-    )
-    .await?;
-    let (key, new) = transitions::receipt_key(stored, now)?;
+    let (key, new) = transitions::receipt_key(super::receipts::signing_key(tx).await?, now)?;
     if let Some(new) = new {
         super::receipts::insert_key(tx, &new).await?;
     }

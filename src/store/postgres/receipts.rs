@@ -32,7 +32,8 @@ pub async fn keys(client: &impl GenericClient) -> StoreResult<Vec<ReceiptKeyReco
     all(client, &sql, &[], rows::receipt_key).await
 }
 
-/// Stores `key` in the caller's transaction.
+/// Stores `key`, current at once, in the caller's transaction (the first verification's,
+/// where the start could not write a key).
 pub async fn insert_key(tx: &impl GenericClient, key: &ReceiptKeyRecord) -> StoreResult<()> {
     execute(
         tx,
@@ -43,24 +44,57 @@ pub async fn insert_key(tx: &impl GenericClient, key: &ReceiptKeyRecord) -> Stor
     Ok(())
 }
 
-/// The table's lock makes "only if there is none" hold when several nodes start at once.
-pub async fn add_key(
-    client: &mut Object,
-    key: &ReceiptKeyRecord,
-    only_if_none: bool,
-) -> StoreResult<bool> {
+/// The key that signs a verification now: the newest whose time has come, by the
+/// database's clock at the start of the caller's transaction (no later than the signing).
+pub async fn signing_key(tx: &impl GenericClient) -> StoreResult<Option<Vec<u8>>> {
+    one(
+        tx,
+        "SELECT private_key FROM receipt_keys
+         WHERE signs_from <= EXTRACT(EPOCH FROM now())::float8
+         ORDER BY seq DESC LIMIT 1",
+        &[],
+        |row| row.bytes(0),
+    )
+    .await
+}
+
+/// Stores `key`, current at once, if there is no key yet (the first start); the table's
+/// lock makes that hold when several nodes start at once. Whether it was stored.
+async fn add_first_key(client: &mut Object, key: &ReceiptKeyRecord) -> StoreResult<bool> {
     let tx = client.transaction().await?;
     tx.batch_execute("LOCK TABLE receipt_keys IN SHARE ROW EXCLUSIVE MODE")
         .await?;
     let added = execute(
         &tx,
         "INSERT INTO receipt_keys (kid, private_key, created_at)
-         SELECT $1, $2, $3 WHERE NOT $4 OR NOT EXISTS (SELECT 1 FROM receipt_keys)",
-        &[&key.kid, &key.private_key, &key.created_at, &only_if_none],
+         SELECT $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM receipt_keys)",
+        &[&key.kid, &key.private_key, &key.created_at],
     )
     .await?;
     tx.commit().await?;
     Ok(added == 1)
+}
+
+/// A rotation: `key` is published (committed, listed, signing nothing), then, in a second
+/// transaction whose clock is read after that commit, every published key signs from
+/// [`SIGNS_AFTER`](crate::receipt::SIGNS_AFTER) on.
+async fn rotate_to(client: &Object, key: &ReceiptKeyRecord) -> StoreResult<()> {
+    execute(
+        client,
+        "INSERT INTO receipt_keys (kid, private_key, created_at, signs_from)
+         VALUES ($1, $2, $3, NULL)",
+        &[&key.kid, &key.private_key, &key.created_at],
+    )
+    .await?;
+    let after = crate::receipt::SIGNS_AFTER.as_secs_f64();
+    execute(
+        client,
+        "UPDATE receipt_keys SET signs_from = EXTRACT(EPOCH FROM now())::float8 + $1
+         WHERE signs_from IS NULL",
+        &[&after],
+    )
+    .await?;
+    Ok(())
 }
 
 #[async_trait::async_trait]
@@ -78,6 +112,11 @@ impl ReceiptStore for PostgresStore {
         key: ReceiptKeyRecord,
         only_if_none: bool,
     ) -> StoreResult<bool> {
-        add_key(&mut self.client().await?, &key, only_if_none).await
+        let mut client = self.client().await?;
+        if only_if_none {
+            return add_first_key(&mut client, &key).await;
+        }
+        rotate_to(&client, &key).await?;
+        Ok(true)
     }
 }

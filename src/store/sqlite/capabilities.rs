@@ -330,8 +330,21 @@ impl ReceiptStore for SqliteStore {
         key: ReceiptKeyRecord,
         only_if_none: bool,
     ) -> StoreResult<bool> {
+        if only_if_none {
+            return self
+                .pool
+                .write(move |conn| receipts::add_first_key(conn, &key))
+                .await;
+        }
+        // Two transactions: the key is published (committed) before its signing time is
+        // set, by a clock read after that commit.
         self.pool
-            .write(move |conn| receipts::add_key(conn, &key, only_if_none))
-            .await
+            .write(move |conn| receipts::publish_key(conn, &key))
+            .await?;
+        let after = crate::receipt::SIGNS_AFTER.as_secs_f64();
+        self.pool
+            .write(move |conn| receipts::schedule_published_keys(conn, after))
+            .await?;
+        Ok(true)
     }
 }

@@ -5,7 +5,7 @@
 
 use rusqlite::{params, Connection};
 
-use super::{one, tally};
+use super::tally;
 use crate::clock::UnixTime;
 use crate::domain::webhook::{EventId, EventType};
 use crate::domain::{InviteId, SiteId, WebhookFormat};
@@ -69,15 +69,9 @@ pub fn write_verified(
     evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<()> {
-    let stored = one(
-        conn,
-        "SELECT private_key FROM receipt_keys ORDER BY seq DESC LIMIT 1",
-        [],
-        |row| row.bytes(0),
-    )?;
-    let (key, new) = transitions::receipt_key(stored, now)?;
+    let (key, new) = transitions::receipt_key(super::receipts::signing_key(conn)?, now)?;
     if let Some(new) = new {
-        super::receipts::add_key(conn, &new, true)?;
+        super::receipts::add_first_key(conn, &new)?;
     }
     let receipt = transitions::receipt(record, evidence, now, &key);
     conn.prepare_cached(
