@@ -42,7 +42,8 @@ pub struct Cli {
         env = "AGEGATE_DATABASE_URL",
         default_value = DEFAULT_DATABASE_URL,
         global = true,
-        value_name = "URL"
+        value_name = "URL",
+        help_heading = serve::DATABASE
     )]
     pub database_url: String,
 

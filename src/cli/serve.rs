@@ -17,14 +17,22 @@ use std::path::PathBuf;
 
 pub use crate::telemetry::LogFormat;
 
+/// The headings of `serve --help`, so its flags read by topic.
+pub(super) const NETWORK: &str = "Network";
+pub(super) const DATABASE: &str = "Database";
+pub(super) const WEBHOOKS: &str = "Webhooks";
+pub(super) const WALLETS: &str = "Wallets and trust";
+pub(super) const CONSOLE: &str = "Console";
+pub(super) const OBSERVABILITY: &str = "Observability";
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Address of the HTTP server.
-    #[arg(long, env = "AGEGATE_LISTEN", default_value = DEFAULT_LISTEN, value_name = "ADDR")]
+    #[arg(long, env = "AGEGATE_LISTEN", default_value = DEFAULT_LISTEN, value_name = "ADDR", help_heading = NETWORK)]
     listen: String,
 
     /// Base of the gateway URLs handed out in invites [default: http:// + the listen address].
-    #[arg(long, env = "AGEGATE_PUBLIC_URL", value_name = "URL")]
+    #[arg(long, env = "AGEGATE_PUBLIC_URL", value_name = "URL", help_heading = NETWORK)]
     public_url: Option<String>,
 
     /// Bearer token of the verification provider; unset, the verifier API answers 401.
@@ -32,16 +40,41 @@ pub struct Args {
         long,
         env = "AGEGATE_VERIFIER_TOKEN",
         value_name = "TOKEN",
-        hide_env_values = true
+        hide_env_values = true,
+        help_heading = NETWORK
     )]
     verifier_token: Option<String>,
+
+    /// Connections to the database, at most (PostgreSQL).
+    #[arg(
+        long,
+        env = "AGEGATE_DATABASE_POOL_SIZE",
+        default_value_t = store::DbOptions::default().pool_size,
+        value_name = "N",
+        value_parser = parse_pool_size,
+        help_heading = DATABASE
+    )]
+    database_pool_size: usize,
+
+    /// A database statement running longer is cancelled and its request answers 503
+    /// (PostgreSQL); e.g. 5s, 500ms; 0 for none.
+    #[arg(
+        long,
+        env = "AGEGATE_DATABASE_STATEMENT_TIMEOUT",
+        default_value = "5s",
+        value_name = "DURATION",
+        value_parser = parse_statement_timeout,
+        help_heading = DATABASE
+    )]
+    database_statement_timeout: Duration,
 
     /// Allow webhook targets on loopback or private networks (development and tests only).
     /// The environment variable takes 1/0, true/false, yes/no or on/off.
     #[arg(
         long,
         env = "AGEGATE_ALLOW_PRIVATE_WEBHOOKS",
-        value_parser = clap::builder::BoolishValueParser::new()
+        value_parser = clap::builder::BoolishValueParser::new(),
+        help_heading = WEBHOOKS
     )]
     allow_private_webhooks: bool,
 
@@ -51,7 +84,8 @@ pub struct Args {
         env = "AGEGATE_WEBHOOK_RETRY_SCHEDULE",
         default_value = DEFAULT_RETRY_SCHEDULE,
         value_name = "LIST",
-        value_parser = parse_retry_schedule
+        value_parser = parse_retry_schedule,
+        help_heading = WEBHOOKS
     )]
     webhook_retry_schedule: RetrySchedule,
 
@@ -63,30 +97,10 @@ pub struct Args {
         default_value = "60s",
         value_name = "DURATION",
         value_parser = parse_webhook_lease,
-        hide_short_help = true
+        hide_short_help = true,
+        help_heading = WEBHOOKS
     )]
     webhook_lease: Duration,
-
-    /// Connections to the database, at most (PostgreSQL).
-    #[arg(
-        long,
-        env = "AGEGATE_DATABASE_POOL_SIZE",
-        default_value_t = store::DbOptions::default().pool_size,
-        value_name = "N",
-        value_parser = parse_pool_size
-    )]
-    database_pool_size: usize,
-
-    /// A database statement running longer is cancelled and its request answers 503
-    /// (PostgreSQL); e.g. 5s, 500ms; 0 for none.
-    #[arg(
-        long,
-        env = "AGEGATE_DATABASE_STATEMENT_TIMEOUT",
-        default_value = "5s",
-        value_name = "DURATION",
-        value_parser = parse_statement_timeout
-    )]
-    database_statement_timeout: Duration,
 
     /// At most N authenticated requests per second per site on /v1/website/... (bursts up
     /// to N), counted by this process; beyond it, 429 with Retry-After. 0 is no limit.
@@ -94,22 +108,10 @@ pub struct Args {
         long,
         env = "AGEGATE_RATE_LIMIT",
         default_value_t = 0,
-        value_name = "N"
+        value_name = "N",
+        help_heading = NETWORK
     )]
     rate_limit: u32,
-
-    /// Serve Prometheus metrics at GET /metrics on this address only (e.g. 127.0.0.1:9090).
-    #[arg(long, env = "AGEGATE_METRICS_LISTEN", value_name = "ADDR")]
-    metrics_listen: Option<String>,
-
-    /// Serve the operator console at /admin/ on this address only (e.g. 127.0.0.1:9091);
-    /// bind it to loopback or a private network (docs/console.md).
-    #[arg(long, env = "AGEGATE_ADMIN_LISTEN", value_name = "ADDR")]
-    admin_listen: Option<String>,
-
-    /// Log lines as text (key=value) or as one JSON object per line.
-    #[arg(long, env = "AGEGATE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
-    pub log_format: LogFormat,
 
     /// The trust anchors of each credential kind (SIGHUP reloads them).
     #[command(flatten)]
@@ -121,7 +123,8 @@ pub struct Args {
         env = "AGEGATE_EU_AV_WALLET_SCHEME",
         default_value = DEFAULT_WALLET_SCHEME,
         value_name = "SCHEME",
-        value_parser = parse_wallet_scheme
+        value_parser = parse_wallet_scheme,
+        help_heading = WALLETS
     )]
     eu_av_wallet_scheme: String,
 
@@ -132,7 +135,8 @@ pub struct Args {
         long,
         env = "AGEGATE_DC_API_SIGNING_KEY",
         value_name = "PATH",
-        requires = "dc_api_signing_cert"
+        requires = "dc_api_signing_cert",
+        help_heading = WALLETS
     )]
     dc_api_signing_key: Option<PathBuf>,
 
@@ -141,7 +145,8 @@ pub struct Args {
         long,
         env = "AGEGATE_DC_API_SIGNING_CERT",
         value_name = "PATH",
-        requires = "dc_api_signing_key"
+        requires = "dc_api_signing_key",
+        help_heading = WALLETS
     )]
     dc_api_signing_cert: Option<PathBuf>,
 
@@ -152,9 +157,23 @@ pub struct Args {
         env = "AGEGATE_RETENTION",
         default_value = crate::retention::DEFAULT_RETENTION,
         value_name = "DURATION",
-        value_parser = crate::retention::Retention::parse
+        value_parser = crate::retention::Retention::parse,
+        help_heading = DATABASE
     )]
     retention: crate::retention::Retention,
+
+    /// Serve the operator console at /admin/ on this address only (e.g. 127.0.0.1:9091);
+    /// bind it to loopback or a private network (docs/console.md).
+    #[arg(long, env = "AGEGATE_ADMIN_LISTEN", value_name = "ADDR", help_heading = CONSOLE)]
+    admin_listen: Option<String>,
+
+    /// Serve Prometheus metrics at GET /metrics on this address only (e.g. 127.0.0.1:9090).
+    #[arg(long, env = "AGEGATE_METRICS_LISTEN", value_name = "ADDR", help_heading = OBSERVABILITY)]
+    metrics_listen: Option<String>,
+
+    /// Log lines as text (key=value) or as one JSON object per line.
+    #[arg(long, env = "AGEGATE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, help_heading = OBSERVABILITY)]
+    pub log_format: LogFormat,
 }
 
 type RetrySchedule = Vec<Duration>;

@@ -7,6 +7,7 @@ use crate::domain::Kind;
 use crate::trust::{load::VicalFiles, TrustFiles};
 
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = super::serve::WALLETS)]
 pub struct TrustArgs {
     /// PEM file of the X.509 CA certificates trusted to issue EU Age Verification (Proof
     /// of Age) attestations; set, the gateway accepts the eu-av kind.

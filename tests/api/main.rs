@@ -7,6 +7,7 @@ mod browser_dc_api;
 mod browser_eu_av;
 mod cancel_erase;
 mod cli;
+mod cli_help;
 mod console;
 mod console_actions;
 mod console_helpers;
