@@ -146,19 +146,25 @@ pub fn annex_c(device_request: &[u8], encryption_info: &str) -> Value {
     })
 }
 
-/// CBOR `DeviceRequest = {"version": "1.0", "docRequests": [DocRequest…]}` (ISO/IEC
-/// 18013-5 section 8.3.2.1.2.1), one DocRequest per docType of `items`, each
-/// `{"itemsRequest": ItemsRequestBytes}` plus, with `reader_auth` = (signer,
-/// SessionTranscript), `"readerAuth"` over that docRequest's ItemsRequestBytes.
+/// The DeviceRequest version sent: "1.1", the one that may carry `deviceRequestInfo`
+/// (ISO/IEC 18013-5 second edition); iOS 26's Wallet expects it
+/// (docs/dc-api.md#annex-c-on-ios).
+pub const DEVICE_REQUEST_VERSION: &str = "1.1";
+
+/// CBOR `DeviceRequest = {"version": "1.1", "docRequests": [DocRequest…],
+/// "deviceRequestInfo": DeviceRequestInfoBytes}` (ISO/IEC 18013-5 second edition,
+/// section 8.3.2.1.2.1), one DocRequest per docType of `items`, each `{"itemsRequest":
+/// ItemsRequestBytes}` plus, with `reader_auth` = (signer, SessionTranscript),
+/// `"readerAuth"` over that docRequest's ItemsRequestBytes (unchanged from 1.0).
 pub fn device_request(
     items: &[ItemRequest<'_>],
     reader_auth: Option<(&RequestSigner, &[u8])>,
 ) -> Vec<u8> {
     let doc_types = group(items);
     let mut enc = Enc::default();
-    enc.map(2)
+    enc.map(3)
         .text("version")
-        .text("1.0")
+        .text(DEVICE_REQUEST_VERSION)
         .text("docRequests")
         .array(doc_types.len());
     for (doc_type, namespaces) in &doc_types {
@@ -171,6 +177,28 @@ pub fn device_request(
             enc.text("readerAuth")
                 .raw(&signer.cose_sign1_detached(&payload));
         }
+    }
+    enc.text("deviceRequestInfo")
+        .raw(&tag24_encoded(&device_request_info(doc_types.len())));
+    enc.finish()
+}
+
+/// `DeviceRequestInfo = {"useCases": [UseCase]}` with one use case, `{"mandatory": true,
+/// "documentSets": [[0], [1], …]}`: any one of the `doc_requests` docRequests (a
+/// DocumentSet lists docRequest indices), as the DCQL query's `credential_sets` says.
+fn device_request_info(doc_requests: usize) -> Vec<u8> {
+    let mut enc = Enc::default();
+    enc.map(1)
+        .text("useCases")
+        .array(1)
+        .map(2)
+        .text("mandatory")
+        .bool(true)
+        .text("documentSets")
+        .array(doc_requests);
+    for index in 0..doc_requests {
+        // docRequests are few (one per docType of the kinds table).
+        enc.array(1).int(index as i64);
     }
     enc.finish()
 }

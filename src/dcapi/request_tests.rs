@@ -124,7 +124,7 @@ fn r2_encryption_info_is_dcapi_nonce_and_cose_key() {
 
 /// The DeviceRequest, byte for byte against the same structure written by ciborium.
 #[test]
-fn r2_device_request_has_one_doc_request_per_doc_type() {
+fn r2_device_request_is_1_1_with_one_doc_request_per_doc_type_and_one_use_case() {
     let items_request = |doc_type: &str, ns: &str| {
         let inner = Cbor::Map(vec![
             (text("docType"), text(doc_type)),
@@ -138,8 +138,22 @@ fn r2_device_request_has_one_doc_request_per_doc_type() {
         ]);
         Cbor::Tag(24, Box::new(Cbor::Bytes(ciborium_bytes(&inner))))
     };
+    // One mandatory use case, each docRequest alone a document set.
+    let info = Cbor::Map(vec![(
+        text("useCases"),
+        Cbor::Array(vec![Cbor::Map(vec![
+            (text("mandatory"), Cbor::Bool(true)),
+            (
+                text("documentSets"),
+                Cbor::Array(vec![
+                    Cbor::Array(vec![Cbor::Integer(0.into())]),
+                    Cbor::Array(vec![Cbor::Integer(1.into())]),
+                ]),
+            ),
+        ])]),
+    )]);
     let expected = Cbor::Map(vec![
-        (text("version"), text("1.0")),
+        (text("version"), text("1.1")),
         (
             text("docRequests"),
             Cbor::Array(vec![
@@ -149,6 +163,10 @@ fn r2_device_request_has_one_doc_request_per_doc_type() {
                     items_request(MDL, "org.iso.18013.5.1"),
                 )]),
             ]),
+        ),
+        (
+            text("deviceRequestInfo"),
+            Cbor::Tag(24, Box::new(Cbor::Bytes(ciborium_bytes(&info)))),
         ),
     ]);
     with(None, |r| {

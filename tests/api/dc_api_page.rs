@@ -67,7 +67,7 @@ async fn the_pending_page_carries_r1_and_r2_of_the_live_request_and_a_hidden_but
     let dr = &r2.device_request;
     assert_eq!(
         crate::wallet::cbor_get(dr, "version").as_text(),
-        Some("1.0")
+        Some("1.1")
     );
     assert_eq!(
         crate::wallet::cbor_get(dr, "docRequests")

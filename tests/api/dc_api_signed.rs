@@ -134,6 +134,14 @@ async fn signed_r2_carries_reader_auth_by_the_leaf_over_reader_authentication_by
     let id = Identity::new(T0 - 30 * DAY, T0 + 365 * DAY);
     let c = signed_case(&id).await;
     let r2 = c.page.r2();
+    // Signing changes nothing else: version 1.1 with its use cases, as unsigned.
+    assert_eq!(
+        cbor_get(&r2.device_request, "version"),
+        &Value::Text("1.1".into())
+    );
+    let info: Value =
+        ciborium::from_reader(untag24(cbor_get(&r2.device_request, "deviceRequestInfo"))).unwrap();
+    assert!(matches!(cbor_get(&info, "useCases"), Value::Array(u) if u.len() == 1));
     let doc_requests = cbor_get(&r2.device_request, "docRequests")
         .as_array()
         .unwrap();

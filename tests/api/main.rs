@@ -18,6 +18,7 @@ mod dc_api_bench;
 mod dc_api_page;
 mod dc_api_rules;
 mod dc_api_signed;
+mod device_request_cbor;
 mod errors;
 mod eu_av;
 mod eu_av_bench;
