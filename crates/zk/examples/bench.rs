@@ -18,6 +18,16 @@ fn field<'a>(json: &'a str, key: &str) -> &'a str {
     &json[start..start + json[start..].find('"').expect(key)]
 }
 
+/// This thread's CPU time in seconds (the machine may be shared: wall time overstates).
+fn cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    stat.split_whitespace()
+        .next()
+        .and_then(|n| n.parse::<f64>().ok())
+        .unwrap_or(0.0)
+        / 1e9
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args.next().expect("usage: bench VECTORS_DIR [RUNS]");
@@ -27,9 +37,9 @@ fn main() {
         ("google-v6-1attr", "google-cpp-mdl-mustermann-v6-1attr"),
     ] {
         let file = std::fs::read(format!("{dir}/circuits/{circuit}.circuit")).expect("circuit");
-        let t = Instant::now();
+        let (t, c0) = (Instant::now(), cpu());
         let c = ZkCircuit::load(&file).expect("load");
-        let load = t.elapsed();
+        let (load, load_cpu) = (t.elapsed(), cpu() - c0);
         let meta = std::fs::read_to_string(format!("{dir}/proofs/{proof}.json")).expect("json");
         let bytes = std::fs::read(format!("{dir}/proofs/{proof}.proof")).expect("proof");
         let x: [u8; 32] = unhex(field(&meta, "issuer_public_key_x"))
@@ -50,22 +60,26 @@ fn main() {
             timestamp: &time,
             doc_type: field(&meta, "doctype"),
         };
-        let mut times: Vec<f64> = (0..runs)
+        let (mut wall, mut times): (Vec<f64>, Vec<f64>) = (0..runs)
             .map(|_| {
-                let t = Instant::now();
+                let (t, c0) = (Instant::now(), cpu());
                 c.verify(&inputs, &bytes).expect("verify");
-                t.elapsed().as_secs_f64()
+                (t.elapsed().as_secs_f64(), cpu() - c0)
             })
-            .collect();
+            .unzip();
         times.sort_by(f64::total_cmp);
+        wall.sort_by(f64::total_cmp);
         let (hash_terms, sig_terms) = c.terms();
         println!(
-            "{circuit}: load {:.2} s, {:.1} MB in memory ({hash_terms} + {sig_terms} terms); verify p50 {:.3} s, min {:.3} s, max {:.3} s over {runs}",
+            "{circuit}: load {:.2} s CPU ({:.2} s wall), {:.1} MB in memory ({hash_terms} + {sig_terms} terms); \
+             verify CPU p50 {:.3} s, min {:.3} s, max {:.3} s over {runs} (wall p50 {:.3} s)",
+            load_cpu,
             load.as_secs_f64(),
             c.memory_bytes() as f64 / 1e6,
             times[runs / 2],
             times[0],
             times[runs - 1],
+            wall[runs / 2],
         );
     }
 }

@@ -23,6 +23,13 @@ pub trait Field: Copy + Clone + PartialEq + Eq + std::fmt::Debug + Send + Sync +
     /// The third point of the sumcheck's degree-2 polynomials (0, 1 and this).
     fn sumcheck_p2() -> Self;
 
+    /// Σ a_i·b_i over the shorter length.
+    fn dot(a: &[Self], b: &[Self]) -> Self {
+        a.iter()
+            .zip(b)
+            .fold(Self::ZERO, |s, (x, y)| s.add(x.mul(*y)))
+    }
+
     fn neg(self) -> Self {
         Self::ZERO.sub(self)
     }

@@ -10,40 +10,51 @@ use crate::field::Field;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Gf2_128(pub u128);
 
-/// The carry-less product of two 128-bit polynomials, as (low, high) halves.
-fn clmul_128(a: u128, b: u128) -> (u128, u128) {
+/// Σ a_i·b_i as carry-less products, unreduced: (low, high) halves of the 255-bit sum.
+/// Reducing once per sum rather than once per product is what makes dot products cheap.
+fn clmul_dot(a: &[Gf2_128], b: &[Gf2_128]) -> (u128, u128) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("pclmulqdq") {
-            return clmul_128_pclmul(a, b);
+            return clmul_dot_pclmul(a, b);
         }
     }
-    clmul_128_portable(a, b)
+    clmul_dot_portable(a, b)
 }
 
 /// The one function of the crate that uses `unsafe`: PCLMULQDQ, called only after the CPU
-/// was seen to have it (`clmul_128` checks). Four 64×64 products make the 256-bit one.
+/// was seen to have it (`clmul_dot` checks). Four 64×64 products per pair, summed unreduced.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-fn clmul_128_pclmul(a: u128, b: u128) -> (u128, u128) {
-    use core::arch::x86_64::{__m128i, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_storeu_si128};
+fn clmul_dot_pclmul(a: &[Gf2_128], b: &[Gf2_128]) -> (u128, u128) {
+    use core::arch::x86_64::{
+        __m128i, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
+        _mm_xor_si128,
+    };
     #[target_feature(enable = "pclmulqdq,sse2")]
-    unsafe fn inner(a: u128, b: u128) -> (u128, u128) {
-        let load = |v: u128| _mm_loadu_si128((&v as *const u128).cast::<__m128i>());
-        let store = |v: __m128i| {
-            let mut out = 0u128;
-            _mm_storeu_si128((&mut out as *mut u128).cast::<__m128i>(), v);
-            out
-        };
-        let (x, y) = (load(a), load(b));
-        let lo = store(_mm_clmulepi64_si128::<0x00>(x, y));
-        let mid =
-            store(_mm_clmulepi64_si128::<0x01>(x, y)) ^ store(_mm_clmulepi64_si128::<0x10>(x, y));
-        let hi = store(_mm_clmulepi64_si128::<0x11>(x, y));
-        (lo ^ (mid << 64), hi ^ (mid >> 64))
+    unsafe fn inner(a: &[Gf2_128], b: &[Gf2_128]) -> (u128, u128) {
+        let (mut lo, mut mid, mut hi) = (
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+        );
+        for (x, y) in a.iter().zip(b) {
+            let x = _mm_loadu_si128((&x.0 as *const u128).cast::<__m128i>());
+            let y = _mm_loadu_si128((&y.0 as *const u128).cast::<__m128i>());
+            lo = _mm_xor_si128(lo, _mm_clmulepi64_si128::<0x00>(x, y));
+            mid = _mm_xor_si128(mid, _mm_clmulepi64_si128::<0x01>(x, y));
+            mid = _mm_xor_si128(mid, _mm_clmulepi64_si128::<0x10>(x, y));
+            hi = _mm_xor_si128(hi, _mm_clmulepi64_si128::<0x11>(x, y));
+        }
+        let mut out = [0u128; 3];
+        _mm_storeu_si128((&mut out[0] as *mut u128).cast::<__m128i>(), lo);
+        _mm_storeu_si128((&mut out[1] as *mut u128).cast::<__m128i>(), mid);
+        _mm_storeu_si128((&mut out[2] as *mut u128).cast::<__m128i>(), hi);
+        (out[0] ^ (out[1] << 64), out[2] ^ (out[1] >> 64))
     }
-    // SAFETY: the caller checked at run time that the CPU has PCLMULQDQ (and SSE2 is part of
-    // x86_64); the loads and stores go through properly sized local u128s.
+    // SAFETY: the caller checked at run time that the CPU has PCLMULQDQ (SSE2 is part of
+    // x86_64); every load and store is of a u128 the function borrows or owns (unaligned
+    // access is allowed by loadu/storeu).
     unsafe { inner(a, b) }
 }
 
@@ -62,13 +73,16 @@ fn clmul_64_portable(a: u64, b: u64) -> u128 {
     out
 }
 
-fn clmul_128_portable(a: u128, b: u128) -> (u128, u128) {
-    let (a0, a1) = (a as u64, (a >> 64) as u64);
-    let (b0, b1) = (b as u64, (b >> 64) as u64);
-    let lo = clmul_64_portable(a0, b0);
-    let mid = clmul_64_portable(a0, b1) ^ clmul_64_portable(a1, b0);
-    let hi = clmul_64_portable(a1, b1);
-    (lo ^ (mid << 64), hi ^ (mid >> 64))
+fn clmul_dot_portable(a: &[Gf2_128], b: &[Gf2_128]) -> (u128, u128) {
+    let (mut lo, mut hi) = (0u128, 0u128);
+    for (x, y) in a.iter().zip(b) {
+        let (a0, a1) = (x.0 as u64, (x.0 >> 64) as u64);
+        let (b0, b1) = (y.0 as u64, (y.0 >> 64) as u64);
+        let mid = clmul_64_portable(a0, b1) ^ clmul_64_portable(a1, b0);
+        lo ^= clmul_64_portable(a0, b0) ^ (mid << 64);
+        hi ^= clmul_64_portable(a1, b1) ^ (mid >> 64);
+    }
+    (lo, hi)
 }
 
 /// x^128 = x^7 + x^2 + x + 1: fold the high half in twice (the second fold is under 7 bits).
@@ -140,7 +154,11 @@ impl Field for Gf2_128 {
         Gf2_128(self.0 ^ o.0)
     }
     fn mul(self, o: Self) -> Self {
-        let (lo, hi) = clmul_128(self.0, o.0);
+        let (lo, hi) = clmul_dot(&[self], &[o]);
+        Gf2_128(reduce(lo, hi))
+    }
+    fn dot(a: &[Self], b: &[Self]) -> Self {
+        let (lo, hi) = clmul_dot(a, b);
         Gf2_128(reduce(lo, hi))
     }
     fn invert(self) -> Option<Self> {
@@ -169,13 +187,24 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn the_pclmul_product_equals_the_portable_one() {
+    fn the_pclmul_products_equal_the_portable_ones() {
         let mut x = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
         for _ in 0..1000 {
             let y = x.rotate_left(37) ^ 0x9e37_79b9_7f4a_7c15;
-            assert_eq!(clmul_128(x, y), clmul_128_portable(x, y));
+            let (xs, ys) = ([Gf2_128(x)], [Gf2_128(y)]);
+            assert_eq!(clmul_dot(&xs, &ys), clmul_dot_portable(&xs, &ys));
+            a.push(xs[0]);
+            b.push(ys[0]);
             x = x.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(1);
         }
+        assert_eq!(clmul_dot(&a, &b), clmul_dot_portable(&a, &b));
+        // A dot product is the sum of the reduced products.
+        let sum = a
+            .iter()
+            .zip(&b)
+            .fold(Gf2_128::ZERO, |s, (x, y)| s.add(x.mul(*y)));
+        assert_eq!(Gf2_128::dot(&a, &b), sum);
     }
 
     #[test]

@@ -147,7 +147,10 @@ pub fn verify<F: Field>(
     let _ = t.elements::<F>(MAX_LOGW);
     let out: Vec<F> = t.elements(c.logv);
     let _ = t.elements::<F>(MAX_LOGW - c.logv);
-    let mut bindings = [out.clone(), out];
+    // The eq tables of the bindings that name the current layer's gates (both hands bind
+    // the outputs alike).
+    let out_eq = eq_table(&out);
+    let mut tables = [out_eq.clone(), out_eq];
     let mut claims = [F::ZERO; 2];
     let mut lc = LinearConstraints {
         terms: Vec::new(),
@@ -184,7 +187,8 @@ pub fn verify<F: Field>(
                 expr.add_padded(w + 1, p2, l2);
             }
         }
-        let q = bound_term_sum(c, li, &bindings, alpha, beta, &r);
+        let wire_tables = [eq_table(&r[0]), eq_table(&r[1])];
+        let q = bound_term_sum(c, li, tables, alpha, beta, &wire_tables);
         let [wl, wr, wlr] = layout.wires(li);
         expr.terms.push((wl, q.mul(lp.vr).neg()));
         expr.terms.push((wr, q.mul(lp.vl).neg()));
@@ -193,12 +197,11 @@ pub fn verify<F: Field>(
         lc.rhs.push(q.mul(lp.vl).mul(lp.vr).sub(expr.known));
         t.write_array(&[lp.vl, lp.vr]);
         claims = [lp.vl, lp.vr];
-        bindings = r;
+        tables = wire_tables;
     }
 
     let gamma: F = t.element();
-    let e0 = eq_table(&bindings[0]);
-    let e1 = eq_table(&bindings[1]);
+    let [e0, e1] = &tables;
     let eq2 = |i: usize| e0[i].add(gamma.mul(e1[i]));
     let nl = c.layers.len();
     let mut terms: Vec<(usize, F)> = (0..c.ninputs - c.npub)
@@ -221,28 +224,53 @@ pub fn verify<F: Field>(
 fn bound_term_sum<F: Field>(
     c: &Circuit<F>,
     li: usize,
-    bindings: &[Vec<F>; 2],
+    gate_tables: [Vec<F>; 2],
     alpha: F,
     beta: F,
-    r: &[Vec<F>; 2],
+    wire_tables: &[Vec<F>; 2],
 ) -> F {
-    let g0 = eq_table(&bindings[0]);
-    let g1 = eq_table(&bindings[1]);
-    let gate: Vec<F> = g0
-        .iter()
-        .zip(&g1)
-        .map(|(a, b)| a.add(alpha.mul(*b)))
-        .collect();
-    let el = eq_table(&r[0]);
-    let er = eq_table(&r[1]);
-    let mut acc = vec![F::ZERO; c.constants.len()];
-    c.layers[li].for_each_term(|g, l, rr, k| {
-        acc[k] = acc[k].add(gate[g].mul(el[l]).mul(er[rr]));
-    });
-    let mut sum = F::ZERO;
-    for (a, k) in acc.iter().zip(&c.constants) {
-        let coef = if *k == F::ZERO { beta } else { *k };
-        sum = sum.add(a.mul(coef));
+    let [mut gate, g1] = gate_tables;
+    for (a, b) in gate.iter_mut().zip(&g1) {
+        *a = a.add(alpha.mul(*b));
     }
-    sum
+    let [el, er] = wire_tables;
+    let coef: Vec<F> = c
+        .constants
+        .iter()
+        .map(|k| if *k == F::ZERO { beta } else { *k })
+        .collect();
+    // Terms come sorted by wire pair, so runs share eq(rL, l)·eq(rR, r): per run
+    // (Σ coefficient·gate)·wires, the sums done as dot products (one reduction each).
+    let mut run = (usize::MAX, usize::MAX);
+    let (mut gates, mut coefs) = (Vec::with_capacity(64), Vec::with_capacity(64));
+    let (mut wires, mut sums) = (Vec::with_capacity(4096), Vec::with_capacity(4096));
+    let mut total = F::ZERO;
+    let flush_run = |run: (usize, usize),
+                     gates: &mut Vec<F>,
+                     coefs: &mut Vec<F>,
+                     wires: &mut Vec<F>,
+                     sums: &mut Vec<F>| {
+        if gates.is_empty() {
+            return;
+        }
+        wires.push(el[run.0].mul(er[run.1]));
+        sums.push(F::dot(gates, coefs));
+        gates.clear();
+        coefs.clear();
+    };
+    c.layers[li].for_each_term(|g, l, rr, k| {
+        if (l, rr) != run {
+            flush_run(run, &mut gates, &mut coefs, &mut wires, &mut sums);
+            run = (l, rr);
+            if wires.len() == 4096 {
+                total = total.add(F::dot(&wires, &sums));
+                wires.clear();
+                sums.clear();
+            }
+        }
+        gates.push(gate[g]);
+        coefs.push(coef[k]);
+    });
+    flush_run(run, &mut gates, &mut coefs, &mut wires, &mut sums);
+    total.add(F::dot(&wires, &sums))
 }
