@@ -57,18 +57,24 @@ impl WitnessLayout {
     }
 }
 
-/// eq(b, i) = Π_j (bit j of i ? b_j : 1 − b_j), for all i < 2^len(b).
-fn eq_table<F: Field>(b: &[F]) -> Vec<F> {
+/// eq(b, i) = Π_j (bit j of i ? b_j : 1 − b_j), for all i < n ≤ 2^len(b) (the indices
+/// of the wires that exist).
+fn eq_table<F: Field>(b: &[F], n: usize) -> Vec<F> {
     let mut t = vec![F::ZERO; 1 << b.len()];
     t[0] = F::ONE;
     for (j, &x) in b.iter().enumerate() {
         let half = 1 << j;
-        for i in 0..half {
+        // At the last step, entries at or past n are never read.
+        let last = j + 1 == b.len();
+        for i in 0..if last { half.min(n) } else { half } {
             let hi = t[i].mul(x);
-            t[i + half] = hi;
+            if !last || i + half < n {
+                t[i + half] = hi;
+            }
             t[i] = t[i].sub(hi);
         }
     }
+    t.truncate(n.max(1));
     t
 }
 
@@ -149,7 +155,7 @@ pub fn verify<F: Field>(
     let _ = t.elements::<F>(MAX_LOGW - c.logv);
     // The eq tables of the bindings that name the current layer's gates (both hands bind
     // the outputs alike).
-    let out_eq = eq_table(&out);
+    let out_eq = eq_table(&out, c.noutputs);
     let mut tables = [out_eq.clone(), out_eq];
     let mut claims = [F::ZERO; 2];
     let mut lc = LinearConstraints {
@@ -187,7 +193,7 @@ pub fn verify<F: Field>(
                 expr.add_padded(w + 1, p2, l2);
             }
         }
-        let wire_tables = [eq_table(&r[0]), eq_table(&r[1])];
+        let wire_tables = [eq_table(&r[0], layer.nw), eq_table(&r[1], layer.nw)];
         let q = bound_term_sum(c, li, tables, alpha, beta, &wire_tables);
         let [wl, wr, wlr] = layout.wires(li);
         expr.terms.push((wl, q.mul(lp.vr).neg()));
@@ -240,37 +246,58 @@ fn bound_term_sum<F: Field>(
         .map(|k| if *k == F::ZERO { beta } else { *k })
         .collect();
     // Terms come sorted by wire pair, so runs share eq(rL, l)·eq(rR, r): per run
-    // (Σ coefficient·gate)·wires, the sums done as dot products (one reduction each).
-    let mut run = (usize::MAX, usize::MAX);
-    let (mut gates, mut coefs) = (Vec::with_capacity(64), Vec::with_capacity(64));
-    let (mut wires, mut sums) = (Vec::with_capacity(4096), Vec::with_capacity(4096));
-    let mut total = F::ZERO;
-    let flush_run = |run: (usize, usize),
-                     gates: &mut Vec<F>,
-                     coefs: &mut Vec<F>,
-                     wires: &mut Vec<F>,
-                     sums: &mut Vec<F>| {
-        if gates.is_empty() {
-            return;
-        }
-        wires.push(el[run.0].mul(er[run.1]));
-        sums.push(F::dot(gates, coefs));
-        gates.clear();
-        coefs.clear();
+    // (Σ coefficient·gate)·wires, the sums done as dot products (one reduction each), the
+    // terms whose coefficient is 1 (most) only added.
+    let mut acc = RunSums {
+        run: None,
+        ones: F::ZERO,
+        gates: Vec::with_capacity(64),
+        coefs: Vec::with_capacity(64),
+        wires: Vec::with_capacity(4096),
+        sums: Vec::with_capacity(4096),
+        total: F::ZERO,
     };
     c.layers[li].for_each_term(|g, l, rr, k| {
-        if (l, rr) != run {
-            flush_run(run, &mut gates, &mut coefs, &mut wires, &mut sums);
-            run = (l, rr);
-            if wires.len() == 4096 {
-                total = total.add(F::dot(&wires, &sums));
-                wires.clear();
-                sums.clear();
-            }
+        if acc.run != Some((l, rr)) {
+            acc.flush(el, er);
+            acc.run = Some((l, rr));
         }
-        gates.push(gate[g]);
-        coefs.push(coef[k]);
+        if coef[k] == F::ONE {
+            acc.ones = acc.ones.add(gate[g]);
+        } else {
+            acc.gates.push(gate[g]);
+            acc.coefs.push(coef[k]);
+        }
     });
-    flush_run(run, &mut gates, &mut coefs, &mut wires, &mut sums);
-    total.add(F::dot(&wires, &sums))
+    acc.flush(el, er);
+    acc.total.add(F::dot(&acc.wires, &acc.sums))
+}
+
+struct RunSums<F> {
+    run: Option<(usize, usize)>,
+    ones: F,
+    gates: Vec<F>,
+    coefs: Vec<F>,
+    wires: Vec<F>,
+    sums: Vec<F>,
+    total: F,
+}
+
+impl<F: Field> RunSums<F> {
+    fn flush(&mut self, el: &[F], er: &[F]) {
+        let Some((l, r)) = self.run.take() else {
+            return;
+        };
+        self.wires.push(el[l].mul(er[r]));
+        self.sums
+            .push(F::dot(&self.gates, &self.coefs).add(self.ones));
+        self.ones = F::ZERO;
+        self.gates.clear();
+        self.coefs.clear();
+        if self.wires.len() == 4096 {
+            self.total = self.total.add(F::dot(&self.wires, &self.sums));
+            self.wires.clear();
+            self.sums.clear();
+        }
+    }
 }
