@@ -176,7 +176,7 @@ impl<F: Field> Circuit<F> {
             }
             let mut seen: HashMap<Record, u32> = HashMap::new();
             let mut records = Vec::new();
-            let mut wide: Vec<u32> = Vec::with_capacity(nq.min(1 << 24));
+            let mut wide: Vec<u32> = Vec::with_capacity(nq.min(1 << 16));
             let (mut g, mut l, mut rr) = (0usize, 0usize, 0usize);
             for _ in 0..nq {
                 let rec = [
@@ -263,5 +263,72 @@ impl<F: Field> Circuit<F> {
             });
         }
         h.finalize().into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gf2_128::Gf2_128;
+    use proptest::prelude::*;
+
+    fn n3(v: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(v as u32).to_le_bytes()[..3]);
+    }
+
+    /// One layer computing x·y from inputs (1, x, y): output = 1·w1·w2.
+    fn tiny() -> Vec<u8> {
+        let mut b = vec![1];
+        for v in [4, 1, 1, 1, 1, 3, 1, 1] {
+            n3(v, &mut b);
+        }
+        b.extend_from_slice(&1u128.to_le_bytes());
+        for v in [2, 3, 1, 0, 2, 4, 0] {
+            n3(v, &mut b);
+        }
+        b.extend_from_slice(&[7; 32]);
+        b
+    }
+
+    #[test]
+    fn a_tiny_circuit_reads_back() {
+        let c = Circuit::<Gf2_128>::read(&tiny()[..], 4).unwrap();
+        assert_eq!((c.npub, c.ninputs, c.layers.len(), c.terms()), (1, 3, 1, 1));
+        let mut terms = Vec::new();
+        c.layers[0].for_each_term(|g, l, r, k| terms.push((g, l, r, k)));
+        assert_eq!(terms, vec![(0, 1, 2, 0)]);
+        assert_eq!(c.id, [7; 32]);
+        // The other field's id is refused.
+        assert_eq!(
+            Circuit::<Gf2_128>::read(&tiny()[..], 1).unwrap_err(),
+            CircuitError::BadHeader
+        );
+    }
+
+    #[test]
+    fn an_index_past_its_layer_is_refused() {
+        let mut b = tiny();
+        let term = b.len() - 32 - 12;
+        b[term + 6] = 6; // right wire 3 ≥ nw
+        assert_eq!(
+            Circuit::<Gf2_128>::read(&b[..], 4).unwrap_err(),
+            CircuitError::BadTerm
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn random_circuit_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+            let _ = Circuit::<Gf2_128>::read(&bytes[..], 4);
+        }
+
+        #[test]
+        fn a_changed_or_cut_circuit_never_panics(at in any::<prop::sample::Index>(), x in any::<u8>(), cut in any::<prop::sample::Index>()) {
+            let mut b = tiny();
+            let i = at.index(b.len());
+            b[i] ^= x;
+            let _ = Circuit::<Gf2_128>::read(&b[..], 4);
+            let _ = Circuit::<Gf2_128>::read(&b[..cut.index(b.len())], 4);
+        }
     }
 }
