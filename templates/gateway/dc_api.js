@@ -1,6 +1,6 @@
 (() => {
   "use strict";
-  // The gateway page's only script (interface §11), allowed by the CSP by its hash.
+  // The gateway page's only script (docs/dc-api.md#the-pages-side), allowed by the CSP by its hash.
   // It offers the browser's Digital Credentials API where there is one, and moves the
   // page on once the invite is no longer pending (the <noscript> refresh does that
   // without script) -- never while a wallet call is open.
