@@ -7,5 +7,6 @@ pub mod accounts;
 pub mod invites;
 pub mod keys;
 pub mod sites;
+pub mod verification;
 
 pub use sites::{create_site, CreatedSite, SiteError, SiteSettings};

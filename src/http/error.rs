@@ -8,6 +8,7 @@ use axum::Json;
 use serde::Serialize;
 
 use crate::app::invites::InviteError;
+use crate::app::verification::{AnswerError, DcApiRefusal};
 use crate::dcapi::response::ResponseError;
 use crate::store::StoreError;
 
@@ -117,7 +118,7 @@ impl ApiError {
             ApiError::Internal(_) => ErrorCode::Internal,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
             ApiError::Refused(_) => ErrorCode::PresentationRefused,
-            ApiError::DcApi(refusal) => refusal.code(),
+            ApiError::DcApi(refusal) => dc_api_code(refusal),
             ApiError::RateLimited { .. } => ErrorCode::RateLimited,
         }
     }
@@ -162,6 +163,21 @@ impl From<InviteError> for ApiError {
             InviteError::Store(e) => e.into(),
             // The API names no webhook event.
             e @ InviteError::NoSuchEvent(_) => ApiError::Internal(Box::new(e)),
+        }
+    }
+}
+
+impl From<AnswerError> for ApiError {
+    fn from(e: AnswerError) -> Self {
+        match e {
+            AnswerError::NoSuchInvite => ApiError::Client(ErrorCode::InviteNotFound),
+            AnswerError::WalletOff => ApiError::Client(ErrorCode::WalletOff),
+            AnswerError::Expired => ApiError::Client(ErrorCode::InviteExpired),
+            AnswerError::Malformed => ApiError::Client(ErrorCode::PresentationFormInvalid),
+            AnswerError::NotLive => ApiError::Client(ErrorCode::PresentationStateNotLive),
+            AnswerError::Refused(reason) => ApiError::Refused(reason),
+            AnswerError::DcApi(refusal) => ApiError::DcApi(refusal),
+            AnswerError::Store(e) => e.into(),
         }
     }
 }
@@ -245,42 +261,13 @@ pub fn catalogue_markdown() -> String {
     out
 }
 
-/// Why a DC API answer could not be taken apart to its DeviceResponse; shown as
-/// "presentation refused: {message}".
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DcApiRefusal {
-    #[error(
-        "unknown protocol {0:?} (expected openid4vp-v1-unsigned, openid4vp-v1-signed or org-iso-mdoc)"
-    )]
-    UnknownProtocol(String),
-    #[error("{0}")]
-    Response(#[from] ResponseError),
-    #[error("the response presents the credential {0:?}, which was not requested")]
-    UnrequestedCredential(String),
-}
-
-impl DcApiRefusal {
-    /// The refusal as one stable word, for `agegate_presentations_total`.
-    pub fn outcome(&self) -> &'static str {
-        match self {
-            DcApiRefusal::UnknownProtocol(_) => "unknown_protocol",
-            DcApiRefusal::Response(ResponseError::WalletError(_)) => "wallet_error",
-            DcApiRefusal::Response(ResponseError::Unencrypted) => "unencrypted",
-            DcApiRefusal::Response(ResponseError::Jwe(_) | ResponseError::Hpke(_)) => {
-                "undecryptable"
-            }
-            DcApiRefusal::Response(_) => "malformed",
-            DcApiRefusal::UnrequestedCredential(_) => "wrong_credential",
-        }
-    }
-
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            DcApiRefusal::UnknownProtocol(_) => ErrorCode::DcApiUnknownProtocol,
-            DcApiRefusal::Response(ResponseError::WalletError(_)) => ErrorCode::DcApiWalletError,
-            DcApiRefusal::Response(_) => ErrorCode::DcApiResponseUnreadable,
-            DcApiRefusal::UnrequestedCredential(_) => ErrorCode::DcApiUnrequestedCredential,
-        }
+/// The error code of a DC API refusal; shown as "presentation refused: {message}".
+fn dc_api_code(refusal: &DcApiRefusal) -> ErrorCode {
+    match refusal {
+        DcApiRefusal::UnknownProtocol(_) => ErrorCode::DcApiUnknownProtocol,
+        DcApiRefusal::Response(ResponseError::WalletError(_)) => ErrorCode::DcApiWalletError,
+        DcApiRefusal::Response(_) => ErrorCode::DcApiResponseUnreadable,
+        DcApiRefusal::UnrequestedCredential(_) => ErrorCode::DcApiUnrequestedCredential,
     }
 }
 

@@ -63,6 +63,19 @@ impl App {
         crate::domain::invite::gateway_url(&self.public_url, id)
     }
 
+    /// The wallet answer service over this server's store, clock, trust and metrics.
+    pub fn verification(&self) -> crate::app::verification::Verification<'_> {
+        crate::app::verification::Verification {
+            store: self.store.as_ref(),
+            clock: self.clock.as_ref(),
+            trust: &self.trust,
+            metrics: &self.metrics,
+            deliveries: &self.deliveries,
+            public_url: &self.public_url,
+            dc_api_origin: &self.dc_api.origin,
+        }
+    }
+
     /// What a receipt says of a verification against `min_age`, beside the invite.
     pub fn evidence(
         &self,

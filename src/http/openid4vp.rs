@@ -1,10 +1,9 @@
 //! Verification at the gateway with a wallet (docs/wallets.md#verifying-with-a-wallet, for every kind of docs/wallets.md#credential-kinds): the
 //! offer on the pending page (a same-device link and a QR code of one authorization
 //! request URI asking for every kind the site accepts and the server has on) and the
-//! response endpoint the wallet posts to. The checks of a
-//! presentation are pure code in [`crate::mdoc`]; this module only wires them to HTTP
-//! and the store. What every transport shares (the invite an answer is for, and the
-//! acceptance) is here too; the Digital Credentials API's endpoint (docs/dc-api.md) uses it.
+//! response endpoint the wallet posts to. The answer goes through the transport-neutral
+//! service [`crate::app::verification`], which the Digital Credentials API's endpoint
+//! (docs/dc-api.md) calls too; this module only takes it off HTTP.
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -12,16 +11,15 @@ use axum::Json;
 use qrcode::render::svg;
 use qrcode::{EcLevel, QrCode};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 use super::body::FormBody;
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::AppState;
+use crate::app::verification::{self, Answer};
 use crate::domain::presentation::{self, PresentationRequest};
-use crate::domain::{InviteId, Kind, KindSet, Status, VerifyMethod};
-use crate::mdoc::{self, KindAnchors};
-use crate::receipt::{Presented, Transport};
-use crate::store::{AnswerOutcome, GatewayInvite};
+use crate::domain::{InviteId, Kind, KindSet};
+use crate::mdoc::KindAnchors;
+use crate::store::GatewayInvite;
 
 /// What the pending page shows of a live request.
 pub struct WalletOffer {
@@ -50,11 +48,7 @@ impl WalletOffer {
 /// The kinds an invite's wallet requests ask for now: those its site accepts under the
 /// anchors the server holds (empty: no wallet method for this site, the page of a site without one).
 pub fn requested(state: &AppState, gateway: &GatewayInvite) -> KindAnchors {
-    state
-        .trust
-        .current()
-        .anchors
-        .restricted_to(gateway.accept.kinds())
+    verification::requested(&state.trust, gateway)
 }
 
 /// The invite's live request (opening one if it has none) as a link and a QR code;
@@ -162,190 +156,26 @@ pub async fn answer(
     path: Result<Path<String>, PathRejection>,
     FormBody(form): FormBody,
 ) -> Result<Json<AnswerAccepted>, ApiError> {
-    let answering = Answering::load(&state, path, Transport::OpenId4Vp).await?;
-    let Some(answer) = WalletAnswer::from_form(&form) else {
-        answering.count(None, "malformed");
-        return Err(ErrorCode::PresentationFormInvalid.into());
+    let id = answered_invite(path)?;
+    let answer = WalletAnswer::from_form(&form);
+    let answer = match &answer {
+        Some(a) => Answer::Link {
+            state: &a.state,
+            vp_token: &a.vp_token,
+        },
+        None => Answer::MalformedLink,
     };
-    let request = answering.live_request(&state, &answer.state).await?;
-    let response_uri = presentation::response_uri(&state.gateway_url(&answering.id));
-    let client_id = presentation::client_id(&response_uri);
-    let transcript = mdoc::session_transcript(&client_id, &request.nonce, &response_uri);
-    let proof = answering.check(
-        mdoc::device_response_bytes(&answer.vp_token, &answering.anchors)
-            .map_err(Refusal::from)
-            .and_then(|(kind, bytes)| answering.verify(&bytes, &request, &transcript, Some(kind))),
-    )?;
-    answering.accept(&state, &request, proof).await
+    state.verification().answer(&id, answer).await?;
+    Ok(Json(AnswerAccepted {
+        redirect_uri: state.gateway_url(&id),
+    }))
 }
 
-/// An answer to one of an invite's presentation requests, by any transport, on its way
-/// through the rules every transport shares (docs/wallets.md#what-is-checked).
-pub struct Answering {
-    /// The kinds the answer may be, under their anchors: those the site accepts and the
-    /// server has on now.
-    pub anchors: KindAnchors,
-    pub id: InviteId,
-    pub gateway: GatewayInvite,
-    pub now: crate::clock::UnixTime,
-    /// How the answer came: the receipt and the metrics say so.
-    pub transport: Transport,
-    metrics: Arc<crate::metrics::Metrics>,
-}
-
-impl Answering {
-    /// The invite the path names: 404 when there is no such invite or its site accepts
-    /// no kind the server has on, 409 when it has expired.
-    pub async fn load(
-        state: &AppState,
-        path: Result<Path<String>, PathRejection>,
-        transport: Transport,
-    ) -> Result<Self, ApiError> {
-        let id = path
-            .ok()
-            .and_then(|Path(id)| InviteId::parse(&id))
-            .ok_or(ErrorCode::InviteNotFound)?;
-        let gateway = state
-            .store
-            .gateway_invite(&id)
-            .await?
-            .ok_or(ErrorCode::InviteNotFound)?;
-        let anchors = requested(state, &gateway);
-        if anchors.on().is_empty() {
-            return Err(ErrorCode::WalletOff.into());
-        }
-        let now = state.clock.now();
-        if gateway.invite.status_at(now) == Status::Expired {
-            return Err(ErrorCode::InviteExpired.into());
-        }
-        Ok(Self {
-            anchors,
-            id,
-            gateway,
-            now,
-            transport,
-            metrics: state.metrics.clone(),
-        })
-    }
-
-    /// Counts this answer in `agegate_presentations_total` (`accepted`, or a refusal's
-    /// word) under `kind`; when the answer never said which, the one kind asked for,
-    /// or `unknown` when several were.
-    pub fn count(&self, kind: Option<Kind>, outcome: &str) {
-        let asked = self.anchors.on();
-        let single = (asked.len() == 1).then(|| asked.iter().next()).flatten();
-        let kind = kind.or(single).map_or("unknown", Kind::name);
-        self.metrics
-            .presentation(kind, self.transport.as_str(), outcome);
-    }
-
-    /// The live request of this invite that `request_state` names.
-    pub async fn live_request(
-        &self,
-        state: &AppState,
-        request_state: &str,
-    ) -> Result<PresentationRequest, ApiError> {
-        let live = state
-            .store
-            .request(&self.id, request_state)
-            .await?
-            .filter(|r| r.is_live(self.now));
-        live.ok_or_else(|| {
-            self.count(None, "not_live");
-            ErrorCode::PresentationStateNotLive.into()
-        })
-    }
-
-    /// Every check of docs/wallets.md#what-is-checked on the DeviceResponse, bound by `session_transcript`; when the
-    /// answer named its credential (`kind`), only a document of that kind counts.
-    pub fn verify(
-        &self,
-        device_response: &[u8],
-        request: &PresentationRequest,
-        session_transcript: &[u8],
-        kind: Option<Kind>,
-    ) -> Result<mdoc::AgeProof, Refusal> {
-        let expected = mdoc::Expected {
-            session_transcript,
-            min_age: request.required_age(self.gateway.min_age).get(),
-            now: self.now,
-        };
-        let anchors = match kind {
-            Some(kind) => self.anchors.only(kind),
-            None => self.anchors.clone(),
-        };
-        mdoc::verify_device_response(device_response, &expected, &anchors)
-            .map_err(|reason| Refusal { kind, reason })
-    }
-
-    /// A refusal, logged and counted, as the API's error.
-    pub fn check<T>(&self, result: Result<T, impl Into<Refusal>>) -> Result<T, ApiError> {
-        result.map_err(|refusal| {
-            let Refusal { kind, reason } = refusal.into();
-            tracing::info!(invite_id = %self.id, %reason, "presentation refused");
-            self.count(kind, reason.outcome());
-            ApiError::Refused(reason)
-        })
-    }
-
-    /// A verified presentation: the request is used up and the invite verified, in one
-    /// transaction (single use across transports); 200 with where the visitor goes next.
-    pub async fn accept(
-        &self,
-        state: &AppState,
-        request: &PresentationRequest,
-        proof: mdoc::AgeProof,
-    ) -> Result<Json<AnswerAccepted>, ApiError> {
-        let id = &self.id;
-        let evidence = state.evidence(
-            request.required_age(self.gateway.min_age),
-            Some(Presented {
-                kind: proof.kind,
-                issuer_anchor: proof.issuer_anchor,
-                transport: self.transport,
-                nonce: request.nonce.clone(),
-            }),
-        );
-        let outcome = state
-            .store
-            .answer_request(id, &request.state, evidence, self.now)
-            .await?;
-        self.count(
-            Some(proof.kind),
-            match outcome {
-                AnswerOutcome::Verified(_) | AnswerOutcome::AlreadyVerified(_) => "accepted",
-                AnswerOutcome::NotLive => "not_live",
-                AnswerOutcome::NotFound | AnswerOutcome::Expired => "invite_gone",
-            },
-        );
-        match outcome {
-            AnswerOutcome::Verified(_) => {
-                state.metrics.verified(VerifyMethod::Wallet(proof.kind));
-                tracing::info!(invite_id = %id, kind = %proof.kind, age_over = proof.age_over, "invite verified with a wallet");
-                state.deliveries.notify_one();
-            }
-            AnswerOutcome::AlreadyVerified(_) => {}
-            AnswerOutcome::NotFound => return Err(ErrorCode::InviteNotFound.into()),
-            AnswerOutcome::Expired => return Err(ErrorCode::InviteExpired.into()),
-            // Another node (or transport) accepted this state a moment ago: single use.
-            AnswerOutcome::NotLive => return Err(ErrorCode::PresentationStateNotLive.into()),
-        }
-        Ok(Json(AnswerAccepted {
-            redirect_uri: state.gateway_url(id),
-        }))
-    }
-}
-
-/// A presentation refused, with its kind when the answer named it (for the metrics).
-pub struct Refusal {
-    pub kind: Option<Kind>,
-    pub reason: mdoc::PresentationError,
-}
-
-impl From<mdoc::PresentationError> for Refusal {
-    fn from(reason: mdoc::PresentationError) -> Self {
-        Self { kind: None, reason }
-    }
+/// The invite a wallet answer's path names; one that cannot exist is not found.
+pub fn answered_invite(path: Result<Path<String>, PathRejection>) -> Result<InviteId, ApiError> {
+    path.ok()
+        .and_then(|Path(id)| InviteId::parse(&id))
+        .ok_or_else(|| ErrorCode::InviteNotFound.into())
 }
 
 impl WalletAnswer {

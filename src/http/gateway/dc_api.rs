@@ -2,7 +2,8 @@
 //! pending page hands its script (R1, OpenID4VP over the DC API; R2, ISO/IEC 18013-7
 //! Annex C), the endpoint the script posts the wallet's answer to, and the tiny status
 //! the script polls so the page moves on by itself. The cryptography is the pure
-//! [`crate::dcapi`]; the checks of the DeviceResponse are the link's (docs/wallets.md#what-is-checked, [`Answering`]).
+//! [`crate::dcapi`]; opening the answer and the checks of its DeviceResponse are the
+//! link's service ([`crate::app::verification`], docs/wallets.md#what-is-checked).
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -12,19 +13,15 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::dcapi::request::{
-    self, PROTOCOL_ANNEX_C, PROTOCOL_OPENID4VP_SIGNED, PROTOCOL_OPENID4VP_UNSIGNED,
-};
-use crate::dcapi::{
-    response, transcript, DcApiRequests, ItemRequest, RequestInputs, RequestSigner,
-};
+use crate::app::verification::Answer;
+use crate::dcapi::request;
+use crate::dcapi::{DcApiRequests, ItemRequest, RequestInputs, RequestSigner};
 use crate::domain::presentation;
-use crate::domain::{DcApiSecrets, InviteId, Kind, KindSet, MinAge, PresentationRequest, Status};
+use crate::domain::{DcApiSecrets, InviteId, KindSet, MinAge, PresentationRequest, Status};
 use crate::http::body::{JsonBody, RequestBody};
-use crate::http::error::{ApiError, DcApiRefusal, ErrorBody, ErrorCode};
-use crate::http::openid4vp::{AnswerAccepted, Answering};
+use crate::http::error::{ApiError, ErrorBody, ErrorCode};
+use crate::http::openid4vp::{answered_invite, AnswerAccepted};
 use crate::http::AppState;
-use crate::receipt::Transport;
 
 /// The channel's configuration: the origin wallets bind answers to, and in signed mode
 /// (`--dc-api-signing-key`/`-cert`) the verifier's signing identity.
@@ -149,30 +146,6 @@ impl RequestBody for DcApiAnswer {
     const TYPE_ERROR: ErrorCode = ErrorCode::DcApiBodyInvalid;
 }
 
-/// The protocols of the requests (docs/dc-api.md#the-requests).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Protocol {
-    /// R1, signed or not: answered alike, with an encrypted vp_token.
-    OpenId4Vp,
-    /// R2, ISO/IEC 18013-7 Annex C.
-    AnnexC,
-}
-
-impl Protocol {
-    fn parse(name: &str) -> Result<Self, DcApiRefusal> {
-        match name {
-            PROTOCOL_OPENID4VP_UNSIGNED | PROTOCOL_OPENID4VP_SIGNED => Ok(Protocol::OpenId4Vp),
-            PROTOCOL_ANNEX_C => Ok(Protocol::AnnexC),
-            other => Err(DcApiRefusal::UnknownProtocol(shown(other))),
-        }
-    }
-}
-
-/// Client text in a message: at most 64 characters (Debug-escaped where shown).
-fn shown(text: &str) -> String {
-    text.chars().take(64).collect()
-}
-
 /// Wallet response endpoint (Digital Credentials API)
 ///
 /// Where the pending page's script posts what `navigator.credentials.get` returned. The
@@ -199,54 +172,16 @@ pub async fn answer(
     path: Result<Path<String>, PathRejection>,
     JsonBody(answer): JsonBody<DcApiAnswer>,
 ) -> Result<Json<AnswerAccepted>, ApiError> {
-    let answering = Answering::load(&state, path, Transport::DcApi).await?;
-    let protocol = answering.refused_if(Protocol::parse(&answer.protocol))?;
-    let request = answering.live_request(&state, &answer.state).await?;
-    // A request an older release made has no key: its page offered no DC API request.
-    let secrets = request
-        .dc_api
-        .as_ref()
-        .ok_or(ErrorCode::PresentationStateNotLive)?;
-    let origin = &state.dc_api.origin;
-    let key = &secrets.response_key;
-    let (device_response, session_transcript, kind) = match protocol {
-        Protocol::OpenId4Vp => {
-            let opened = answering.refused_if(response::openid4vp(&answer.data, key))?;
-            let Some(kind) = Kind::by_dcql_id(&opened.credential_id)
-                .filter(|k| answering.anchors.get(*k).is_some())
-            else {
-                let refusal = DcApiRefusal::UnrequestedCredential(shown(&opened.credential_id));
-                return Err(answering.refused(refusal));
-            };
-            let transcript = transcript::openid4vp(origin, &request.nonce, &key.thumbprint());
-            (opened.device_response, transcript, Some(kind))
-        }
-        Protocol::AnnexC => {
-            // The text exactly as R2 carried it: the transcript hashes it.
-            let info = request::encryption_info(key, secrets.encryption_nonce.as_bytes());
-            let transcript = transcript::annex_c(&info, origin);
-            let opened = response::annex_c(&answer.data, key, &transcript);
-            // R2 asked for each kind's docType: the DeviceResponse's document says which.
-            (answering.refused_if(opened)?, transcript, None)
-        }
+    let id = answered_invite(path)?;
+    let answer = Answer::DcApi {
+        state: &answer.state,
+        protocol: &answer.protocol,
+        data: &answer.data,
     };
-    let proof =
-        answering.check(answering.verify(&device_response, &request, &session_transcript, kind))?;
-    answering.accept(&state, &request, proof).await
-}
-
-impl Answering {
-    /// A DC API refusal, logged, as the API's error.
-    fn refused(&self, refusal: impl Into<DcApiRefusal>) -> ApiError {
-        let refusal = refusal.into();
-        tracing::info!(invite_id = %self.id, reason = %refusal, "dc api answer refused");
-        self.count(None, refusal.outcome());
-        ApiError::DcApi(refusal)
-    }
-
-    fn refused_if<T, E: Into<DcApiRefusal>>(&self, result: Result<T, E>) -> Result<T, ApiError> {
-        result.map_err(|e| self.refused(e))
-    }
+    state.verification().answer(&id, answer).await?;
+    Ok(Json(AnswerAccepted {
+        redirect_uri: state.gateway_url(&id),
+    }))
 }
 
 /// Where an invite stands, for the page's script.
@@ -330,25 +265,5 @@ mod tests {
         let text = script_json(&v);
         assert!(!text.contains('<') && !text.contains('>') && !text.contains('&'));
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
-    }
-
-    #[test]
-    fn protocols_parse_and_unknown_ones_are_named() {
-        assert_eq!(
-            Protocol::parse("openid4vp-v1-unsigned"),
-            Ok(Protocol::OpenId4Vp)
-        );
-        assert_eq!(
-            Protocol::parse("openid4vp-v1-signed"),
-            Ok(Protocol::OpenId4Vp)
-        );
-        assert_eq!(Protocol::parse("org-iso-mdoc"), Ok(Protocol::AnnexC));
-        let refusal = Protocol::parse("openid4vp").unwrap_err();
-        assert_eq!(refusal.code(), ErrorCode::DcApiUnknownProtocol);
-        assert!(refusal
-            .to_string()
-            .starts_with("unknown protocol \"openid4vp\""));
-        let long = "x".repeat(500);
-        assert!(Protocol::parse(&long).unwrap_err().to_string().len() < 200);
     }
 }

@@ -1,0 +1,135 @@
+//! The Digital Credentials API's answers (docs/dc-api.md#the-answers): the protocol the
+//! script names, and the answer decrypted with the request's key and bound to the
+//! origin, down to its DeviceResponse and session transcript.
+
+use serde_json::Value;
+
+use super::answering::Answering;
+use super::{AnswerError, Opened};
+use crate::dcapi::request::{
+    self, PROTOCOL_ANNEX_C, PROTOCOL_OPENID4VP_SIGNED, PROTOCOL_OPENID4VP_UNSIGNED,
+};
+use crate::dcapi::response::{self, ResponseError};
+use crate::dcapi::transcript;
+use crate::domain::{Kind, PresentationRequest};
+
+/// Why a DC API answer could not be taken apart to its DeviceResponse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DcApiRefusal {
+    #[error(
+        "unknown protocol {0:?} (expected openid4vp-v1-unsigned, openid4vp-v1-signed or org-iso-mdoc)"
+    )]
+    UnknownProtocol(String),
+    #[error("{0}")]
+    Response(#[from] ResponseError),
+    #[error("the response presents the credential {0:?}, which was not requested")]
+    UnrequestedCredential(String),
+}
+
+impl DcApiRefusal {
+    /// The refusal as one stable word, for `agegate_presentations_total`.
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            DcApiRefusal::UnknownProtocol(_) => "unknown_protocol",
+            DcApiRefusal::Response(ResponseError::WalletError(_)) => "wallet_error",
+            DcApiRefusal::Response(ResponseError::Unencrypted) => "unencrypted",
+            DcApiRefusal::Response(ResponseError::Jwe(_) | ResponseError::Hpke(_)) => {
+                "undecryptable"
+            }
+            DcApiRefusal::Response(_) => "malformed",
+            DcApiRefusal::UnrequestedCredential(_) => "wrong_credential",
+        }
+    }
+}
+
+/// The protocols of the DC API requests (docs/dc-api.md#the-requests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Protocol {
+    /// R1, signed or not: answered alike, with an encrypted vp_token.
+    OpenId4Vp,
+    /// R2, ISO/IEC 18013-7 Annex C.
+    AnnexC,
+}
+
+impl Protocol {
+    pub(super) fn parse(name: &str) -> Result<Self, DcApiRefusal> {
+        match name {
+            PROTOCOL_OPENID4VP_UNSIGNED | PROTOCOL_OPENID4VP_SIGNED => Ok(Protocol::OpenId4Vp),
+            PROTOCOL_ANNEX_C => Ok(Protocol::AnnexC),
+            other => Err(DcApiRefusal::UnknownProtocol(shown(other))),
+        }
+    }
+}
+
+/// Client text in a message: at most 64 characters (Debug-escaped where shown).
+fn shown(text: &str) -> String {
+    text.chars().take(64).collect()
+}
+
+/// A DC API answer decrypted with the request's key and bound to the origin: its
+/// DeviceResponse, session transcript, and kind when the answer names it.
+pub(super) fn open(
+    answering: &Answering<'_>,
+    origin: &str,
+    request: &PresentationRequest,
+    protocol: Protocol,
+    data: &Value,
+) -> Result<Opened, AnswerError> {
+    // A request an older release made has no key: its page offered no DC API request.
+    let secrets = request.dc_api.as_ref().ok_or(AnswerError::NotLive)?;
+    let key = &secrets.response_key;
+    Ok(match protocol {
+        Protocol::OpenId4Vp => {
+            let opened = answering.refused_if(response::openid4vp(data, key))?;
+            let Some(kind) = Kind::by_dcql_id(&opened.credential_id)
+                .filter(|k| answering.anchors.get(*k).is_some())
+            else {
+                let refusal = DcApiRefusal::UnrequestedCredential(shown(&opened.credential_id));
+                return Err(answering.refused(refusal));
+            };
+            let transcript = transcript::openid4vp(origin, &request.nonce, &key.thumbprint());
+            Opened {
+                device_response: opened.device_response,
+                transcript,
+                kind: Some(kind),
+            }
+        }
+        Protocol::AnnexC => {
+            // The text exactly as R2 carried it: the transcript hashes it.
+            let info = request::encryption_info(key, secrets.encryption_nonce.as_bytes());
+            let transcript = transcript::annex_c(&info, origin);
+            let opened = response::annex_c(data, key, &transcript);
+            // R2 asked for each kind's docType: the DeviceResponse's document says which.
+            Opened {
+                device_response: answering.refused_if(opened)?,
+                transcript,
+                kind: None,
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocols_parse_and_unknown_ones_are_named() {
+        assert_eq!(
+            Protocol::parse("openid4vp-v1-unsigned"),
+            Ok(Protocol::OpenId4Vp)
+        );
+        assert_eq!(
+            Protocol::parse("openid4vp-v1-signed"),
+            Ok(Protocol::OpenId4Vp)
+        );
+        assert_eq!(Protocol::parse("org-iso-mdoc"), Ok(Protocol::AnnexC));
+        let refusal = Protocol::parse("openid4vp").unwrap_err();
+        assert_eq!(refusal.outcome(), "unknown_protocol");
+        assert!(refusal
+            .to_string()
+            .starts_with("unknown protocol \"openid4vp\""));
+        let long = "x".repeat(500);
+        assert!(Protocol::parse(&long).unwrap_err().to_string().len() < 200);
+    }
+}
