@@ -6,6 +6,9 @@ use std::time::Instant;
 
 use agegate_zk::{PublicInputs, ZkCircuit};
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn unhex(s: &str) -> Vec<u8> {
     (0..s.len())
         .step_by(2)

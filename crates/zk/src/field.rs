@@ -30,6 +30,20 @@ pub trait Field: Copy + Clone + PartialEq + Eq + std::fmt::Debug + Send + Sync +
             .fold(Self::ZERO, |s, (x, y)| s.add(x.mul(*y)))
     }
 
+    /// v_i ← v_i·s
+    fn scale(v: &mut [Self], s: Self) {
+        for x in v {
+            *x = x.mul(s);
+        }
+    }
+
+    /// a_i ← a_i·b_i
+    fn mul_each(a: &mut [Self], b: &[Self]) {
+        for (x, y) in a.iter_mut().zip(b) {
+            *x = x.mul(*y);
+        }
+    }
+
     fn neg(self) -> Self {
         Self::ZERO.sub(self)
     }

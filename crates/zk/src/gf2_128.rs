@@ -10,56 +10,99 @@ use crate::field::Field;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Gf2_128(pub u128);
 
-/// Σ a_i·b_i as carry-less products, unreduced: (low, high) halves of the 255-bit sum.
-/// Reducing once per sum rather than once per product is what makes dot products cheap.
-fn clmul_dot(a: &[Gf2_128], b: &[Gf2_128]) -> (u128, u128) {
+/// What the carry-less kernel computes over slices of elements.
+pub(crate) enum Job<'a> {
+    /// Σ a_i·b_i, unreduced: (low, high) halves of the 255-bit sum. Reducing once per sum
+    /// rather than once per product is what makes dot products cheap.
+    Dot(&'a [Gf2_128], &'a [Gf2_128]),
+    /// v_i ← v_i·s, reduced.
+    Scale(&'a mut [Gf2_128], Gf2_128),
+    /// a_i ← a_i·b_i, reduced.
+    Mul(&'a mut [Gf2_128], &'a [Gf2_128]),
+}
+
+/// Runs a job with PCLMULQDQ where the CPU has it, else with the portable code; a slice at a
+/// time, so that the per-call cost (feature check, call) is paid once per slice.
+pub(crate) fn clmul(job: Job<'_>) -> (u128, u128) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("pclmulqdq") {
-            return clmul_dot_pclmul(a, b);
+            return clmul_pclmul(job);
         }
     }
-    clmul_dot_portable(a, b)
+    clmul_portable(job)
 }
 
 /// The one function of the crate that uses `unsafe`: PCLMULQDQ, called only after the CPU
-/// was seen to have it (`clmul_dot` checks). Three 64×64 products per pair, summed unreduced.
+/// was seen to have it (`clmul` checks). Karatsuba: three 64×64 products per pair.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-fn clmul_dot_pclmul(a: &[Gf2_128], b: &[Gf2_128]) -> (u128, u128) {
+fn clmul_pclmul(job: Job<'_>) -> (u128, u128) {
     use core::arch::x86_64::{
         __m128i, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
         _mm_unpackhi_epi64, _mm_xor_si128,
     };
     #[target_feature(enable = "pclmulqdq,sse2")]
-    unsafe fn inner(a: &[Gf2_128], b: &[Gf2_128]) -> (u128, u128) {
-        // Karatsuba, summed: Σ x1·y1, Σ x0·y0 and Σ (x0+x1)(y0+y1); the middle term is
-        // their sum, since everything is linear.
-        let (mut lo, mut hi, mut kara) = (
-            _mm_setzero_si128(),
-            _mm_setzero_si128(),
-            _mm_setzero_si128(),
-        );
-        for (x, y) in a.iter().zip(b) {
-            let x = _mm_loadu_si128((&x.0 as *const u128).cast::<__m128i>());
-            let y = _mm_loadu_si128((&y.0 as *const u128).cast::<__m128i>());
+    unsafe fn inner(job: Job<'_>) -> (u128, u128) {
+        let load = |v: &u128| _mm_loadu_si128((v as *const u128).cast::<__m128i>());
+        let store = |v: __m128i| {
+            let mut out = 0u128;
+            _mm_storeu_si128((&mut out as *mut u128).cast::<__m128i>(), v);
+            out
+        };
+        // (x0·y0, x1·y1, (x0+x1)(y0+y1)) of one pair.
+        let parts = |x: __m128i, y: __m128i| {
             let xk = _mm_xor_si128(x, _mm_unpackhi_epi64(x, x));
             let yk = _mm_xor_si128(y, _mm_unpackhi_epi64(y, y));
-            lo = _mm_xor_si128(lo, _mm_clmulepi64_si128::<0x00>(x, y));
-            hi = _mm_xor_si128(hi, _mm_clmulepi64_si128::<0x11>(x, y));
-            kara = _mm_xor_si128(kara, _mm_clmulepi64_si128::<0x00>(xk, yk));
+            (
+                _mm_clmulepi64_si128::<0x00>(x, y),
+                _mm_clmulepi64_si128::<0x11>(x, y),
+                _mm_clmulepi64_si128::<0x00>(xk, yk),
+            )
+        };
+        let join = |lo: __m128i, hi: __m128i, kara: __m128i| {
+            let (lo, hi) = (store(lo), store(hi));
+            let mid = store(kara) ^ lo ^ hi;
+            (lo ^ (mid << 64), hi ^ (mid >> 64))
+        };
+        match job {
+            Job::Dot(a, b) => {
+                let (mut lo, mut hi, mut kara) = (
+                    _mm_setzero_si128(),
+                    _mm_setzero_si128(),
+                    _mm_setzero_si128(),
+                );
+                for (x, y) in a.iter().zip(b) {
+                    let (l, h, k) = parts(load(&x.0), load(&y.0));
+                    lo = _mm_xor_si128(lo, l);
+                    hi = _mm_xor_si128(hi, h);
+                    kara = _mm_xor_si128(kara, k);
+                }
+                join(lo, hi, kara)
+            }
+            Job::Scale(v, s) => {
+                let s = load(&s.0);
+                for x in v.iter_mut() {
+                    let (l, h, k) = parts(load(&x.0), s);
+                    let (lo, hi) = join(l, h, k);
+                    x.0 = reduce(lo, hi);
+                }
+                (0, 0)
+            }
+            Job::Mul(a, b) => {
+                for (x, y) in a.iter_mut().zip(b) {
+                    let (l, h, k) = parts(load(&x.0), load(&y.0));
+                    let (lo, hi) = join(l, h, k);
+                    x.0 = reduce(lo, hi);
+                }
+                (0, 0)
+            }
         }
-        let mut out = [0u128; 3];
-        _mm_storeu_si128((&mut out[0] as *mut u128).cast::<__m128i>(), lo);
-        _mm_storeu_si128((&mut out[1] as *mut u128).cast::<__m128i>(), kara);
-        _mm_storeu_si128((&mut out[2] as *mut u128).cast::<__m128i>(), hi);
-        let mid = out[1] ^ out[0] ^ out[2];
-        (out[0] ^ (mid << 64), out[2] ^ (mid >> 64))
     }
     // SAFETY: the caller checked at run time that the CPU has PCLMULQDQ (SSE2 is part of
     // x86_64); every load and store is of a u128 the function borrows or owns (unaligned
     // access is allowed by loadu/storeu).
-    unsafe { inner(a, b) }
+    unsafe { inner(job) }
 }
 
 fn clmul_64_portable(a: u64, b: u64) -> u128 {
@@ -77,16 +120,37 @@ fn clmul_64_portable(a: u64, b: u64) -> u128 {
     out
 }
 
-fn clmul_dot_portable(a: &[Gf2_128], b: &[Gf2_128]) -> (u128, u128) {
-    let (mut lo, mut hi) = (0u128, 0u128);
-    for (x, y) in a.iter().zip(b) {
-        let (a0, a1) = (x.0 as u64, (x.0 >> 64) as u64);
-        let (b0, b1) = (y.0 as u64, (y.0 >> 64) as u64);
-        let mid = clmul_64_portable(a0, b1) ^ clmul_64_portable(a1, b0);
-        lo ^= clmul_64_portable(a0, b0) ^ (mid << 64);
-        hi ^= clmul_64_portable(a1, b1) ^ (mid >> 64);
+fn clmul_portable_pair(x: u128, y: u128) -> (u128, u128) {
+    let (a0, a1) = (x as u64, (x >> 64) as u64);
+    let (b0, b1) = (y as u64, (y >> 64) as u64);
+    let mid = clmul_64_portable(a0, b1) ^ clmul_64_portable(a1, b0);
+    (
+        clmul_64_portable(a0, b0) ^ (mid << 64),
+        clmul_64_portable(a1, b1) ^ (mid >> 64),
+    )
+}
+
+fn clmul_portable(job: Job<'_>) -> (u128, u128) {
+    match job {
+        Job::Dot(a, b) => a.iter().zip(b).fold((0, 0), |(lo, hi), (x, y)| {
+            let (l, h) = clmul_portable_pair(x.0, y.0);
+            (lo ^ l, hi ^ h)
+        }),
+        Job::Scale(v, s) => {
+            for x in v.iter_mut() {
+                let (l, h) = clmul_portable_pair(x.0, s.0);
+                x.0 = reduce(l, h);
+            }
+            (0, 0)
+        }
+        Job::Mul(a, b) => {
+            for (x, y) in a.iter_mut().zip(b) {
+                let (l, h) = clmul_portable_pair(x.0, y.0);
+                x.0 = reduce(l, h);
+            }
+            (0, 0)
+        }
     }
-    (lo, hi)
 }
 
 /// x^128 = x^7 + x^2 + x + 1: fold the high half in twice (the second fold is under 7 bits).
@@ -158,12 +222,18 @@ impl Field for Gf2_128 {
         Gf2_128(self.0 ^ o.0)
     }
     fn mul(self, o: Self) -> Self {
-        let (lo, hi) = clmul_dot(&[self], &[o]);
+        let (lo, hi) = clmul(Job::Dot(&[self], &[o]));
         Gf2_128(reduce(lo, hi))
     }
     fn dot(a: &[Self], b: &[Self]) -> Self {
-        let (lo, hi) = clmul_dot(a, b);
+        let (lo, hi) = clmul(Job::Dot(a, b));
         Gf2_128(reduce(lo, hi))
+    }
+    fn scale(v: &mut [Self], s: Self) {
+        clmul(Job::Scale(v, s));
+    }
+    fn mul_each(a: &mut [Self], b: &[Self]) {
+        clmul(Job::Mul(a, b));
     }
     fn invert(self) -> Option<Self> {
         self.inverse()
@@ -197,12 +267,23 @@ mod tests {
         for _ in 0..1000 {
             let y = x.rotate_left(37) ^ 0x9e37_79b9_7f4a_7c15;
             let (xs, ys) = ([Gf2_128(x)], [Gf2_128(y)]);
-            assert_eq!(clmul_dot(&xs, &ys), clmul_dot_portable(&xs, &ys));
+            assert_eq!(
+                clmul(Job::Dot(&xs, &ys)),
+                clmul_portable(Job::Dot(&xs, &ys))
+            );
             a.push(xs[0]);
             b.push(ys[0]);
             x = x.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(1);
         }
-        assert_eq!(clmul_dot(&a, &b), clmul_dot_portable(&a, &b));
+        assert_eq!(clmul(Job::Dot(&a, &b)), clmul_portable(Job::Dot(&a, &b)));
+        let (mut fast, mut slow) = (a.clone(), a.clone());
+        clmul(Job::Mul(&mut fast, &b));
+        clmul_portable(Job::Mul(&mut slow, &b));
+        assert_eq!(fast, slow);
+        clmul(Job::Scale(&mut fast, b[3]));
+        clmul_portable(Job::Scale(&mut slow, b[3]));
+        assert_eq!(fast, slow);
+        assert_eq!(fast[0], a[0].mul(b[0]).mul(b[3]));
         // A dot product is the sum of the reduced products.
         let sum = a
             .iter()

@@ -65,13 +65,12 @@ fn eq_table<F: Field>(b: &[F], n: usize) -> Vec<F> {
     for (j, &x) in b.iter().enumerate() {
         let half = 1 << j;
         // At the last step, entries at or past n are never read.
-        let last = j + 1 == b.len();
-        for i in 0..if last { half.min(n) } else { half } {
-            let hi = t[i].mul(x);
-            if !last || i + half < n {
-                t[i + half] = hi;
-            }
-            t[i] = t[i].sub(hi);
+        let m = if j + 1 == b.len() { half.min(n) } else { half };
+        let (lo, hi) = t.split_at_mut(half);
+        hi[..m].copy_from_slice(&lo[..m]);
+        F::scale(&mut hi[..m], x);
+        for (l, h) in lo[..m].iter_mut().zip(&hi[..m]) {
+            *l = l.sub(*h);
         }
     }
     t.truncate(n.max(1));
@@ -235,9 +234,10 @@ fn bound_term_sum<F: Field>(
     beta: F,
     wire_tables: &[Vec<F>; 2],
 ) -> F {
-    let [mut gate, g1] = gate_tables;
+    let [mut gate, mut g1] = gate_tables;
+    F::scale(&mut g1, alpha);
     for (a, b) in gate.iter_mut().zip(&g1) {
-        *a = a.add(alpha.mul(*b));
+        *a = a.add(*b);
     }
     let [el, er] = wire_tables;
     let coef: Vec<F> = c
@@ -253,7 +253,8 @@ fn bound_term_sum<F: Field>(
         ones: F::ZERO,
         gates: Vec::with_capacity(64),
         coefs: Vec::with_capacity(64),
-        wires: Vec::with_capacity(4096),
+        wires_l: Vec::with_capacity(4096),
+        wires_r: Vec::with_capacity(4096),
         sums: Vec::with_capacity(4096),
         total: F::ZERO,
     };
@@ -270,7 +271,8 @@ fn bound_term_sum<F: Field>(
         }
     });
     acc.flush(el, er);
-    acc.total.add(F::dot(&acc.wires, &acc.sums))
+    acc.settle();
+    acc.total
 }
 
 struct RunSums<F> {
@@ -278,7 +280,8 @@ struct RunSums<F> {
     ones: F,
     gates: Vec<F>,
     coefs: Vec<F>,
-    wires: Vec<F>,
+    wires_l: Vec<F>,
+    wires_r: Vec<F>,
     sums: Vec<F>,
     total: F,
 }
@@ -288,16 +291,28 @@ impl<F: Field> RunSums<F> {
         let Some((l, r)) = self.run.take() else {
             return;
         };
-        self.wires.push(el[l].mul(er[r]));
-        self.sums
-            .push(F::dot(&self.gates, &self.coefs).add(self.ones));
+        self.wires_l.push(el[l]);
+        self.wires_r.push(er[r]);
+        let sum = if self.gates.is_empty() {
+            self.ones
+        } else {
+            F::dot(&self.gates, &self.coefs).add(self.ones)
+        };
+        self.sums.push(sum);
         self.ones = F::ZERO;
         self.gates.clear();
         self.coefs.clear();
-        if self.wires.len() == 4096 {
-            self.total = self.total.add(F::dot(&self.wires, &self.sums));
-            self.wires.clear();
-            self.sums.clear();
+        if self.sums.len() == 4096 {
+            self.settle();
         }
+    }
+
+    /// Adds Σ eq(rL, l)·eq(rR, r)·sum over the runs gathered so far.
+    fn settle(&mut self) {
+        F::mul_each(&mut self.wires_l, &self.wires_r);
+        self.total = self.total.add(F::dot(&self.wires_l, &self.sums));
+        self.wires_l.clear();
+        self.wires_r.clear();
+        self.sums.clear();
     }
 }
