@@ -13,6 +13,7 @@ pub mod config;
 pub mod dcapi;
 pub mod domain;
 pub mod http;
+pub mod jose;
 pub mod mdoc;
 pub mod metrics;
 pub mod ratelimit;

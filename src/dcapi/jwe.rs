@@ -10,8 +10,9 @@ use p256::{NonZeroScalar, PublicKey};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::jwk::{coordinates, public_key_from_xy, ResponseKey};
-use super::{b64url, b64url_decode, MAX_RESPONSE_LEN};
+use super::jwk::ResponseKey;
+use super::{b64url_decode, MAX_RESPONSE_LEN};
+use crate::jose::{b64url, Jwk, JwkError};
 
 pub const ALG: &str = "ECDH-ES";
 pub const ENC: &str = "A128GCM";
@@ -147,11 +148,10 @@ pub(crate) fn encrypt_with(
         return Err(JweError::TooLarge);
     }
     let epk = PublicKey::from_secret_scalar(ephemeral);
-    let (x, y) = coordinates(&epk);
     let mut header = json!({
         "alg": ALG,
         "enc": ENC,
-        "epk": {"kty": "EC", "crv": "P-256", "x": b64url(&x), "y": b64url(&y)},
+        "epk": Jwk(epk).to_members(),
     });
     if let Some(kid) = kid {
         header["kid"] = json!(kid);
@@ -214,25 +214,13 @@ fn decode_part(part: &str, name: &'static str) -> Result<Vec<u8>, JweError> {
 
 /// The ephemeral public key: an EC JWK on P-256 whose point is on the curve.
 fn epk(value: Option<&Value>) -> Result<PublicKey, JweError> {
-    let epk = value
-        .ok_or(JweError::MissingEpk)?
-        .as_object()
-        .ok_or(JweError::InvalidEpk)?;
-    if epk.get("kty").and_then(Value::as_str) != Some("EC") {
-        return Err(JweError::InvalidEpk);
-    }
-    if epk.get("crv").and_then(Value::as_str) != Some("P-256") {
-        return Err(JweError::WrongCurve);
-    }
-    let coordinate = |name| {
-        epk.get(name)
-            .and_then(Value::as_str)
-            .and_then(b64url_decode)
-            .filter(|c| c.len() == 32)
-            .ok_or(JweError::InvalidEpk)
-    };
-    let (x, y) = (coordinate("x")?, coordinate("y")?);
-    public_key_from_xy(&x, &y).ok_or(JweError::PointNotOnCurve)
+    Jwk::parse(value.ok_or(JweError::MissingEpk)?)
+        .map(|jwk| jwk.0)
+        .map_err(|e| match e {
+            JwkError::NotAnObject | JwkError::NotEc | JwkError::Coordinates => JweError::InvalidEpk,
+            JwkError::WrongCurve => JweError::WrongCurve,
+            JwkError::NotOnCurve => JweError::PointNotOnCurve,
+        })
 }
 
 /// `apu` / `apv`: absent means empty; present must be a base64url string.

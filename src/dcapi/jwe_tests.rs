@@ -2,6 +2,7 @@ use rand::rngs::OsRng;
 
 use super::super::test_util::b64;
 use super::*;
+use crate::jose::jwk::public_key_from_xy;
 
 /// RFC 7518 Appendix C's keys: Alice (sender, ephemeral) and Bob (recipient).
 const ALICE_D: &str = "0_NxaRPUMQoAJt50Gz8YiTr8gRTwyEaCumd-MToTmIo";

@@ -1,16 +1,15 @@
 //! A request's response-encryption key pair (P-256) and the public forms the two
 //! protocols publish it in: an EC JWK (OpenID4VP `client_metadata.jwks`) and a COSE_Key
 //! (Annex C `recipientPublicKey`), plus the RFC 7638 thumbprint the OpenID4VP DC API
-//! SessionTranscript binds to.
+//! SessionTranscript binds to. The JWK and thumbprint are `crate::jose`'s.
 
 use p256::elliptic_curve::rand_core::CryptoRngCore;
-use p256::elliptic_curve::sec1::ToEncodedPoint;
 use p256::elliptic_curve::zeroize::Zeroizing;
 use p256::{PublicKey, SecretKey};
-use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
+use serde_json::Value;
 
-use super::b64url;
+use crate::jose::jwk::coordinates;
+use crate::jose::{b64url, Jwk};
 use crate::mdoc::cbor::Enc;
 
 /// Why stored key bytes cannot be used.
@@ -74,7 +73,7 @@ impl ResponseKey {
 
     /// RFC 7638 SHA-256 thumbprint of the public key.
     pub fn thumbprint(&self) -> [u8; 32] {
-        thumbprint(&self.public_key())
+        Jwk(self.public).thumbprint()
     }
 
     /// The JWK's `kid`: base64url of the thumbprint, so it names the key without state.
@@ -84,16 +83,11 @@ impl ResponseKey {
 
     /// `{"kty":"EC","crv":"P-256","x","y","use":"enc","alg":"ECDH-ES","kid"}`.
     pub fn public_jwk(&self) -> Value {
-        let (x, y) = coordinates(&self.public_key());
-        json!({
-            "kty": "EC",
-            "crv": "P-256",
-            "x": b64url(&x),
-            "y": b64url(&y),
-            "use": "enc",
-            "alg": "ECDH-ES",
-            "kid": self.kid(),
-        })
+        let mut jwk = Jwk(self.public).to_members();
+        jwk.insert("use".into(), "enc".into());
+        jwk.insert("alg".into(), "ECDH-ES".into());
+        jwk.insert("kid".into(), self.kid().into());
+        Value::Object(jwk)
     }
 
     /// The public key as a COSE_Key, CBOR `{1: 2, -1: 1, -2: x, -3: y}`.
@@ -104,43 +98,6 @@ impl ResponseKey {
     pub(crate) fn secret(&self) -> &SecretKey {
         &self.secret
     }
-}
-
-/// The affine coordinates, each left-padded to 32 bytes as JWK and COSE require.
-pub(crate) fn coordinates(key: &PublicKey) -> ([u8; 32], [u8; 32]) {
-    let point = key.to_encoded_point(false);
-    let mut x = [0u8; 32];
-    let mut y = [0u8; 32];
-    // An uncompressed non-identity point (a PublicKey never is the identity) has both.
-    if let (Some(px), Some(py)) = (point.x(), point.y()) {
-        x.copy_from_slice(px);
-        y.copy_from_slice(py);
-    }
-    (x, y)
-}
-
-/// A public key from 32-byte affine coordinates; None when the lengths are wrong or the
-/// point is not on the curve (or is the identity).
-pub(crate) fn public_key_from_xy(x: &[u8], y: &[u8]) -> Option<PublicKey> {
-    if x.len() != 32 || y.len() != 32 {
-        return None;
-    }
-    let mut sec1 = [0u8; 65];
-    sec1[0] = 0x04;
-    sec1[1..33].copy_from_slice(x);
-    sec1[33..].copy_from_slice(y);
-    PublicKey::from_sec1_bytes(&sec1).ok()
-}
-
-/// RFC 7638 section 3: SHA-256 over the required members in lexicographic order, no spaces.
-pub fn thumbprint(key: &PublicKey) -> [u8; 32] {
-    let (x, y) = coordinates(key);
-    let canonical = format!(
-        r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
-        b64url(&x),
-        b64url(&y)
-    );
-    Sha256::digest(canonical.as_bytes()).into()
 }
 
 /// CBOR COSE_Key (RFC 9053 section 7.1.1) of an EC2 P-256 key, labels in the deterministic
@@ -164,23 +121,12 @@ pub fn cose_key(key: &PublicKey) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{b64, hex};
+    use super::super::test_util::b64;
     use super::*;
+    use p256::elliptic_curve::sec1::ToEncodedPoint;
     use rand::rngs::OsRng;
-
-    /// OpenID4VP 1.0 Appendix B.2.6.2: the example JWK and its thumbprint.
-    #[test]
-    fn openid4vp_b_2_6_2_example_jwk_thumbprint() {
-        let key = public_key_from_xy(
-            &b64("DxiH5Q4Yx3UrukE2lWCErq8N8bqC9CHLLrAwLz5BmE0"),
-            &b64("XtLM4-3h5o3HUH0MHVJV0kyq0iBlrBwlh8qEDMZ4-Pc"),
-        )
-        .expect("the example key is on the curve");
-        assert_eq!(
-            thumbprint(&key).to_vec(),
-            hex("4283ec927ae0f208daaa2d026a814f2b22dca52cf85ffa8f3f8626c6bd669047")
-        );
-    }
+    use serde_json::json;
+    use sha2::{Digest, Sha256};
 
     /// RFC 7638's own example is an RSA key, so besides the OpenID4VP vector above the
     /// thumbprint of RFC 7518 Appendix C's Bob key is checked against serde_json's
@@ -242,13 +188,6 @@ mod tests {
             crate::mdoc::cose::p256_key(&value).map(|k| k.to_encoded_point(false)),
             Some(key.public_key().to_encoded_point(false))
         );
-    }
-
-    #[test]
-    fn off_curve_points_are_refused() {
-        assert!(public_key_from_xy(&[1; 32], &[2; 32]).is_none());
-        assert!(public_key_from_xy(&[0; 32], &[0; 32]).is_none());
-        assert!(public_key_from_xy(&[1; 31], &[2; 32]).is_none());
     }
 
     fn hex_string(bytes: &[u8]) -> String {

@@ -50,21 +50,15 @@ pub use request::{DcApiRequests, ItemRequest, RequestInputs};
 pub use response::{OpenId4VpAnswer, ResponseError};
 pub use signer::{RequestSigner, SignerError};
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
+pub(crate) use crate::jose::b64url;
 
 /// Largest wallet answer processed (the `response` text, and any ciphertext), checked
 /// before decoding; a DeviceResponse is a few KiB.
 pub const MAX_RESPONSE_LEN: usize = 64 * 1024;
 
-/// base64url without padding, as JOSE, OpenID4VP and Annex C write it.
-pub(crate) fn b64url(bytes: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(bytes)
-}
-
 /// base64url, padding optional (some wallets pad), canonical trailing bits.
 pub(crate) fn b64url_decode(text: &str) -> Option<Vec<u8>> {
-    crate::mdoc::BASE64URL.decode(text).ok()
+    crate::jose::b64url_decode_lenient(text)
 }
 
 #[cfg(test)]

@@ -3,14 +3,11 @@
 //! request object (OpenID4VP) and ISO/IEC 18013-5 `readerAuth` (a COSE_Sign1 with
 //! detached payload). Signatures are deterministic (RFC 6979), so signing needs no RNG.
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use p256::ecdsa::signature::Signer;
 use p256::ecdsa::{Signature, SigningKey};
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::b64url;
+use crate::jose::{self, b64url};
 use crate::mdoc::cbor::Enc;
 use crate::mdoc::x509::{CertError, EcKey, ParsedCert};
 
@@ -76,8 +73,7 @@ impl RequestSigner {
         format!("x509_hash:{}", b64url(&Sha256::digest(leaf)))
     }
 
-    /// ES256 over `message`: raw `r ‖ s`, 64 bytes, as JWS (RFC 7518 section 3.4) and COSE
-    /// (RFC 9053 section 2.1) both write it.
+    /// ES256 over `message`: raw `r ‖ s`, 64 bytes, as COSE (RFC 9053 section 2.1) writes it.
     fn sign(&self, message: &[u8]) -> [u8; 64] {
         let signature: Signature = self.key.sign(message);
         signature.to_bytes().into()
@@ -86,15 +82,10 @@ impl RequestSigner {
     /// A JWS compact serialization of `payload` with header `{"alg": "ES256", "typ": typ,
     /// "x5c": [standard base64 DER, …]}` (RFC 7515 section 4.1.6: x5c is not base64url).
     pub(crate) fn jws(&self, typ: &str, payload: &[u8]) -> String {
-        let x5c: Vec<String> = self.chain.iter().map(|der| STANDARD.encode(der)).collect();
-        let header = json!({"alg": "ES256", "typ": typ, "x5c": x5c});
-        let signing_input = format!(
-            "{}.{}",
-            b64url(header.to_string().as_bytes()),
-            b64url(payload)
-        );
-        let signature = self.sign(signing_input.as_bytes());
-        format!("{signing_input}.{}", b64url(&signature))
+        let mut header = serde_json::Map::new();
+        header.insert("typ".into(), typ.into());
+        header.insert("x5c".into(), jose::jws::x5c(&self.chain));
+        jose::sign_es256(&self.key, header, payload)
     }
 
     /// `ReaderAuth`: an untagged COSE_Sign1 (as ISO/IEC 18013-5 sends it) with protected
@@ -138,7 +129,6 @@ impl RequestSigner {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use p256::ecdsa::signature::Verifier;
     use p256::pkcs8::DecodePrivateKey;
 
     /// A self-signed P-256 leaf made with rcgen, and its key.
@@ -181,20 +171,14 @@ pub(crate) mod tests {
     fn jws_verifies_with_the_leaf_key() {
         let signer = test_signer();
         let jws = signer.jws("oauth-authz-req+jwt", br#"{"a":1}"#);
-        let (input, sig) = jws.rsplit_once('.').expect("dots");
-        let sig = super::super::b64url_decode(sig).expect("b64");
-        assert_eq!(sig.len(), 64);
-        let sig = Signature::from_slice(&sig).expect("r||s");
-        assert!(signer
-            .key
-            .verifying_key()
-            .verify(input.as_bytes(), &sig)
-            .is_ok());
-        let header = super::super::b64url_decode(input.split('.').next().expect("h")).expect("b64");
-        let header: serde_json::Value = serde_json::from_slice(&header).expect("json");
-        assert_eq!(header["alg"], "ES256");
-        assert_eq!(header["typ"], "oauth-authz-req+jwt");
-        assert_eq!(header["x5c"][0], STANDARD.encode(&signer.chain[0]));
+        let parsed = jose::Jws::parse(&jws, &[jose::Alg::Es256]).expect("jws");
+        assert_eq!(parsed.x5c(), Some(Ok(signer.chain.clone())));
+        let verified = parsed
+            .verify(&jose::PublicKey::P256(*signer.key.verifying_key()))
+            .expect("verifies");
+        assert_eq!(verified.header["alg"], "ES256");
+        assert_eq!(verified.header["typ"], "oauth-authz-req+jwt");
+        assert_eq!(verified.payload, br#"{"a":1}"#);
     }
 
     /// The project's own COSE_Sign1 verifier (src/mdoc/cose.rs) accepts the readerAuth.

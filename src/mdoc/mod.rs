@@ -48,8 +48,6 @@ pub(crate) mod vical_testkit;
 #[cfg(test)]
 mod vical_tests;
 
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
-use base64::engine::DecodePaddingMode;
 use base64::Engine;
 use ciborium::Value;
 
@@ -70,10 +68,7 @@ const MAX_DEVICE_RESPONSE: usize = 48 * 1024;
 const MAX_VP_TOKEN: usize = MAX_DEVICE_RESPONSE / 3 * 4 + 1024;
 
 /// base64url, padding optional (OpenID4VP says unpadded; some wallets pad).
-pub(crate) const BASE64URL: GeneralPurpose = GeneralPurpose::new(
-    &base64::alphabet::URL_SAFE,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
+pub(crate) use crate::jose::B64URL_LENIENT as BASE64URL;
 
 /// Why a trust anchors PEM bundle cannot be used.
 #[derive(Debug, thiserror::Error)]

@@ -1,13 +1,12 @@
-//! ES256 compact JWS (RFC 7515, RFC 7518 section 3.4) for receipts, and the JWK Set that
-//! checks them: the receipt key as stored (the 32-byte P-256 scalar), its public JWK
-//! with a `kid` that is its RFC 7638 thumbprint, signing and verification.
+//! Receipts as ES256 compact JWS, and the JWK Set that checks them: the receipt key as
+//! stored (the 32-byte P-256 scalar), its public JWK with a `kid` that is its RFC 7638
+//! thumbprint. The JOSE itself is `crate::jose`'s; this holds the receipt's rules
+//! (`typ`, the `kid` lookup, the payload).
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
-use p256::ecdsa::signature::{Signer, Verifier};
-use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
-use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
+use p256::ecdsa::{SigningKey, VerifyingKey};
+use serde_json::{json, Map, Value};
+
+use crate::jose::{self, Alg, Jwk, JwkError, Jws, JwsError, PublicKey};
 
 use super::{Payload, TYP};
 
@@ -78,36 +77,24 @@ impl ReceiptKey {
 
     /// The compact JWS of `payload`, header `{"alg":"ES256","typ":…,"kid":…}`.
     pub fn sign(&self, payload: &Payload) -> String {
-        let header = json!({"alg": "ES256", "typ": TYP, "kid": self.kid()});
+        let mut header = Map::new();
+        header.insert("typ".into(), TYP.into());
+        header.insert("kid".into(), self.kid().into());
         let body = serde_json::to_vec(payload).unwrap_or_default();
-        let input = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(header.to_string()),
-            URL_SAFE_NO_PAD.encode(body)
-        );
-        let signature: Signature = self.key.sign(input.as_bytes());
-        format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()))
+        jose::sign_es256(&self.key, header, &body)
     }
 }
 
-fn coordinates(key: &VerifyingKey) -> (String, String) {
-    let point = key.to_encoded_point(false);
-    let b64 = |c: Option<&p256::FieldBytes>| {
-        URL_SAFE_NO_PAD.encode(c.map(|c| c.as_slice()).unwrap_or_default())
-    };
-    (b64(point.x()), b64(point.y()))
-}
-
 fn kid(key: &VerifyingKey) -> String {
-    let (x, y) = coordinates(key);
-    // RFC 7638 section 3.2: the required members only, in lexicographic order, no whitespace.
-    let canonical = format!(r#"{{"crv":"P-256","kty":"EC","x":"{x}","y":"{y}"}}"#);
-    URL_SAFE_NO_PAD.encode(Sha256::digest(canonical.as_bytes()))
+    Jwk(key.into()).kid()
 }
 
 fn public_jwk(key: &VerifyingKey) -> Value {
-    let (x, y) = coordinates(key);
-    json!({"kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": kid(key), "use": "sig", "alg": "ES256"})
+    let mut jwk = Jwk(key.into()).to_members();
+    jwk.insert("kid".into(), kid(key).into());
+    jwk.insert("use".into(), "sig".into());
+    jwk.insert("alg".into(), Alg::Es256.name().into());
+    Value::Object(jwk)
 }
 
 /// The keys that check receipts, by `kid`.
@@ -132,28 +119,22 @@ impl VerifyingKeys {
             .ok_or_else(|| ReceiptError::KeySet("no \"keys\" array".into()))?;
         let mut found = Vec::new();
         for jwk in keys {
-            let text = |name: &str| jwk.get(name).and_then(Value::as_str);
-            if text("kty") != Some("EC") || text("crv") != Some("P-256") {
-                continue;
-            }
-            let coordinate = |name: &str| {
-                text(name)
-                    .and_then(|c| URL_SAFE_NO_PAD.decode(c).ok())
-                    .filter(|c| c.len() == 32)
+            let key = match Jwk::parse(jwk) {
+                Ok(Jwk(key)) => VerifyingKey::from(key),
+                Err(JwkError::NotAnObject | JwkError::NotEc | JwkError::WrongCurve) => continue,
+                Err(JwkError::Coordinates) => {
+                    return Err(ReceiptError::KeySet(
+                        "a P-256 key without its x and y".into(),
+                    ))
+                }
+                Err(JwkError::NotOnCurve) => {
+                    return Err(ReceiptError::KeySet("a point not on P-256".into()))
+                }
             };
-            let (Some(x), Some(y)) = (coordinate("x"), coordinate("y")) else {
-                return Err(ReceiptError::KeySet(
-                    "a P-256 key without its x and y".into(),
-                ));
-            };
-            let point = p256::EncodedPoint::from_affine_coordinates(
-                p256::FieldBytes::from_slice(&x),
-                p256::FieldBytes::from_slice(&y),
-                false,
-            );
-            let key = VerifyingKey::from_encoded_point(&point)
-                .map_err(|_| ReceiptError::KeySet("a point not on P-256".into()))?;
-            let kid = text("kid").map_or_else(|| kid(&key), str::to_owned);
+            let kid = jwk
+                .get("kid")
+                .and_then(Value::as_str)
+                .map_or_else(|| kid(&key), str::to_owned);
             found.push((kid, key));
         }
         if found.is_empty() {
@@ -169,60 +150,22 @@ impl VerifyingKeys {
 
     /// The receipt's payload, if its signature holds under the key its `kid` names.
     pub fn verify(&self, receipt: &str) -> Result<Payload, ReceiptError> {
-        let parts = Compact::split(receipt)?;
-        let text = |name: &str| parts.header.get(name).and_then(Value::as_str);
-        if text("alg") != Some("ES256") || text("typ") != Some(TYP) {
+        let jws = Jws::parse(receipt, &[Alg::Es256]).map_err(|e| match e {
+            JwsError::NotCompact => ReceiptError::NotCompact,
+            JwsError::NotBase64Url(part) => ReceiptError::NotBase64Url(part),
+            _ => ReceiptError::Header,
+        })?;
+        if jws.text("typ") != Some(TYP) {
             return Err(ReceiptError::Header);
         }
-        let kid = text("kid").ok_or(ReceiptError::Header)?;
+        let kid = jws.text("kid").ok_or(ReceiptError::Header)?;
         let key = self
             .0
             .iter()
             .find(|(k, _)| k == kid)
-            .map(|(_, key)| key)
+            .map(|(_, key)| PublicKey::P256(*key))
             .ok_or_else(|| ReceiptError::UnknownKid(kid.to_owned()))?;
-        parts.check(key)?;
-        serde_json::from_slice(&parts.payload).map_err(|e| ReceiptError::Payload(e.to_string()))
-    }
-}
-
-/// A JWS compact serialization taken apart.
-pub(super) struct Compact<'a> {
-    pub header: Value,
-    pub payload: Vec<u8>,
-    signing_input: &'a str,
-    signature: Vec<u8>,
-}
-
-impl<'a> Compact<'a> {
-    pub fn split(jws: &'a str) -> Result<Self, ReceiptError> {
-        let jws = jws.trim();
-        let mut parts = jws.split('.');
-        let (Some(header), Some(payload), Some(signature), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err(ReceiptError::NotCompact);
-        };
-        // The engine refuses padding and non-zero trailing bits: one spelling per value.
-        let decode = |part: &str, what| {
-            URL_SAFE_NO_PAD
-                .decode(part)
-                .map_err(|_| ReceiptError::NotBase64Url(what))
-        };
-        let header_bytes = decode(header, "header")?;
-        Ok(Compact {
-            header: serde_json::from_slice(&header_bytes).map_err(|_| ReceiptError::Header)?,
-            payload: decode(payload, "payload")?,
-            signing_input: &jws[..header.len() + 1 + payload.len()],
-            signature: decode(signature, "signature")?,
-        })
-    }
-
-    /// Whether the ES256 signature (raw `r ‖ s`) holds under `key`.
-    pub fn check(&self, key: &VerifyingKey) -> Result<(), ReceiptError> {
-        let signature =
-            Signature::from_slice(&self.signature).map_err(|_| ReceiptError::BadSignature)?;
-        key.verify(self.signing_input.as_bytes(), &signature)
-            .map_err(|_| ReceiptError::BadSignature)
+        let verified = jws.verify(&key).map_err(|_| ReceiptError::BadSignature)?;
+        serde_json::from_slice(&verified.payload).map_err(|e| ReceiptError::Payload(e.to_string()))
     }
 }
