@@ -233,19 +233,7 @@ impl RetentionStore for SqliteStore {
 #[async_trait::async_trait]
 impl AdminStore for SqliteStore {
     async fn ping(&self) -> StoreResult<()> {
-        // `/healthz` checks that the database accepts a write (docs/operations.md#health), so the
-        // writer commits one, as it would a request's: a full disk, a file that cannot be
-        // written or a lock held past the busy timeout answer 503 here too. The write
-        // sets the schema version (`PRAGMA user_version`, the migrations' count) to its
-        // own value, read under the same write lock. Nothing changes, no table is added,
-        // and page 1 still goes through the WAL with an fsync, at about 4 KiB per check.
-        self.pool
-            .write(|conn| {
-                let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-                conn.pragma_update(None, "user_version", version)?;
-                Ok(())
-            })
-            .await
+        self.pool.write(health::probe).await
     }
 
     async fn begin_site_delete(&self, site: SiteId) -> StoreResult<bool> {

@@ -23,6 +23,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0012_custom_id_runs.sql"),
     include_str!("migrations/0013_custom_id_fresh.sql"),
     include_str!("migrations/0014_receipt_key_signs_from.sql"),
+    include_str!("migrations/0015_health_probe.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {
