@@ -20,6 +20,8 @@ pub trait Field: Copy + Clone + PartialEq + Eq + std::fmt::Debug + Send + Sync +
     fn write_le(&self, out: &mut Vec<u8>);
     /// The i-th Reed–Solomon evaluation point (the integer i, or its subfield injection).
     fn point(i: usize) -> Self;
+    /// d with point(a) − point(b) = point(d), for a ≥ b.
+    fn point_diff(a: usize, b: usize) -> usize;
     /// The third point of the sumcheck's degree-2 polynomials (0, 1 and this).
     fn sumcheck_p2() -> Self;
 

@@ -53,6 +53,9 @@ impl Field for Fp {
     fn point(i: usize) -> Self {
         Self::from_u64(i as u64)
     }
+    fn point_diff(a: usize, b: usize) -> usize {
+        a - b
+    }
     fn sumcheck_p2() -> Self {
         Self::from_u64(2)
     }

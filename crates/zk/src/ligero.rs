@@ -88,8 +88,8 @@ impl<F: Field> Verifier<F> {
     pub fn new(params: Params, quadratic: Vec<[usize; 3]>) -> Option<Self> {
         Some(Verifier {
             params,
-            block: Interpolator::new(params.block)?,
-            dblock: Interpolator::new(params.dblock)?,
+            block: Interpolator::new(params.block, params.block_enc)?,
+            dblock: Interpolator::new(params.dblock, params.block_enc)?,
             quadratic,
         })
     }

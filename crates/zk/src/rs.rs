@@ -6,42 +6,56 @@
 use crate::field::{batch_invert, Field};
 
 pub struct Interpolator<F> {
-    nodes: Vec<F>,
+    nodes: usize,
     /// 1 / Π_{k≠j} (x_j − x_k)
     weights: Vec<F>,
+    /// 1 / point(d): every difference of two points is a point (the integers, or the
+    /// injection, which is linear), and the evaluation points are few and small.
+    inverses: Vec<F>,
 }
 
 impl<F: Field> Interpolator<F> {
-    pub fn new(n: usize) -> Option<Self> {
-        let nodes: Vec<F> = (0..n).map(F::point).collect();
+    /// For rows of `n` values evaluated at points below `limit`.
+    pub fn new(n: usize, limit: usize) -> Option<Self> {
+        let span = limit.next_power_of_two();
+        let mut inverses: Vec<F> = (0..span)
+            .map(|d| if d == 0 { F::ONE } else { F::point(d) })
+            .collect();
+        batch_invert(&mut inverses)?;
         let mut weights: Vec<F> = (0..n)
             .map(|j| {
-                let mut d = F::ONE;
-                for k in 0..n {
-                    if k != j {
-                        d = d.mul(nodes[j].sub(nodes[k]));
-                    }
-                }
-                d
+                (0..n)
+                    .filter(|&k| k != j)
+                    .fold(F::ONE, |d, k| d.mul(F::point(j).sub(F::point(k))))
             })
             .collect();
         batch_invert(&mut weights)?;
-        Some(Interpolator { nodes, weights })
+        Some(Interpolator {
+            nodes: n,
+            weights,
+            inverses,
+        })
     }
 
     /// Row k holds the coefficients c_j with p(point(at[k])) = Σ_j c_j·p(point(j)); the
-    /// points must lie outside the nodes (None otherwise).
+    /// points must lie past the nodes and below the limit (None otherwise).
     pub fn coefficients(&self, at: &[usize]) -> Option<Vec<Vec<F>>> {
-        let n = self.nodes.len();
+        let n = self.nodes;
         let mut out = Vec::with_capacity(at.len());
         for &a in at {
-            let x = F::point(a);
-            let mut diffs: Vec<F> = self.nodes.iter().map(|&xj| x.sub(xj)).collect();
-            let ell = diffs.iter().fold(F::ONE, |acc, d| acc.mul(*d));
-            batch_invert(&mut diffs)?;
-            let row: Vec<F> = (0..n)
-                .map(|j| ell.mul(self.weights[j]).mul(diffs[j]))
-                .collect();
+            if a < n {
+                return None;
+            }
+            let mut inv = Vec::with_capacity(n);
+            let mut ell = F::ONE;
+            for j in 0..n {
+                let d = F::point_diff(a, j);
+                ell = ell.mul(F::point(d));
+                inv.push(*self.inverses.get(d)?);
+            }
+            let mut row = self.weights.clone();
+            F::mul_each(&mut row, &inv);
+            F::scale(&mut row, ell);
             out.push(row);
         }
         Some(out)
@@ -69,7 +83,7 @@ mod tests {
     fn check<F: Field>(coef: &[F]) {
         // p(x) = Σ coef_i x^i has degree < 5: from its values at points 0..5, predict 7..9.
         let p = |x: F| coef.iter().rev().fold(F::ZERO, |acc, c| acc.mul(x).add(*c));
-        let interp = Interpolator::<F>::new(5).unwrap();
+        let interp = Interpolator::<F>::new(5, 10).unwrap();
         let y: Vec<F> = (0..5).map(|i| p(F::point(i))).collect();
         let m = interp.coefficients(&[7, 8, 9]).unwrap();
         let want: Vec<F> = [7, 8, 9].iter().map(|&i| p(F::point(i))).collect();
