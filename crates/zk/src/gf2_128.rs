@@ -182,16 +182,25 @@ impl Gf2_128 {
         })
     }
 
-    /// The subfield element whose coordinates over the basis are the bits of `v`.
+    /// The subfield element whose coordinates over the basis are the bits of `v`: the sum
+    /// of two lookups (each byte's combinations of 8 basis elements, tabulated once).
     pub fn inject(v: u16) -> Self {
-        let basis = Self::subfield_basis();
-        let mut out = 0u128;
-        for (i, b) in basis.iter().enumerate() {
-            if (v >> i) & 1 == 1 {
-                out ^= b.0;
+        static TABLES: OnceLock<[[u128; 256]; 2]> = OnceLock::new();
+        let t = TABLES.get_or_init(|| {
+            let basis = Self::subfield_basis();
+            let mut t = [[0u128; 256]; 2];
+            for (half, table) in t.iter_mut().enumerate() {
+                for (byte, entry) in table.iter_mut().enumerate() {
+                    for bit in 0..8 {
+                        if (byte >> bit) & 1 == 1 {
+                            *entry ^= basis[8 * half + bit].0;
+                        }
+                    }
+                }
             }
-        }
-        Gf2_128(out)
+            t
+        });
+        Gf2_128(t[0][(v & 0xff) as usize] ^ t[1][(v >> 8) as usize])
     }
 
     pub fn inverse(self) -> Option<Self> {
@@ -301,6 +310,15 @@ mod tests {
             .zip(&b)
             .fold(Gf2_128::ZERO, |s, (x, y)| s.add(x.mul(*y)));
         assert_eq!(Gf2_128::dot(&a, &b), sum);
+    }
+
+    #[test]
+    fn injection_sums_the_basis_elements_of_the_set_bits() {
+        let b = Gf2_128::subfield_basis();
+        assert_eq!(Gf2_128::inject(0), Gf2_128::ZERO);
+        assert_eq!(Gf2_128::inject(1), Gf2_128::ONE);
+        assert_eq!(Gf2_128::inject(0x8002), b[15].add(b[1]));
+        assert_eq!(Gf2_128::inject(0x0300), b[8].add(b[9]));
     }
 
     #[test]

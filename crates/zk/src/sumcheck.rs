@@ -58,22 +58,36 @@ impl WitnessLayout {
 }
 
 /// eq(b, i) = Π_j (bit j of i ? b_j : 1 − b_j), for all i < n ≤ 2^len(b) (the indices
-/// of the wires that exist).
-fn eq_table<F: Field>(b: &[F], n: usize) -> Vec<F> {
-    let mut t = vec![F::ZERO; 1 << b.len()];
+/// of the wires that exist), into `t` (reused: fresh tables cost page faults).
+fn eq_table_into<F: Field>(t: &mut Vec<F>, b: &[F], n: usize) {
+    let n = n.max(1);
+    let top = if b.is_empty() { 1 } else { 1 << (b.len() - 1) };
+    t.clear();
+    t.resize(n.max(top), F::ZERO);
     t[0] = F::ONE;
     for (j, &x) in b.iter().enumerate() {
         let half = 1 << j;
-        // At the last step, entries at or past n are never read.
-        let m = if j + 1 == b.len() { half.min(n) } else { half };
+        // At the last step only the first n − half entries get an upper twin; the rest
+        // are just multiplied by 1 − x.
+        let m = if j + 1 == b.len() {
+            n.saturating_sub(half).min(half)
+        } else {
+            half
+        };
         let (lo, hi) = t.split_at_mut(half);
         hi[..m].copy_from_slice(&lo[..m]);
         F::scale(&mut hi[..m], x);
         for (l, h) in lo[..m].iter_mut().zip(&hi[..m]) {
             *l = l.sub(*h);
         }
+        F::scale(&mut lo[m..], F::ONE.sub(x));
     }
-    t.truncate(n.max(1));
+    t.truncate(n);
+}
+
+fn eq_table<F: Field>(b: &[F], n: usize) -> Vec<F> {
+    let mut t = Vec::new();
+    eq_table_into(&mut t, b, n);
     t
 }
 
@@ -156,6 +170,7 @@ pub fn verify<F: Field>(
     // the outputs alike).
     let out_eq = eq_table(&out, c.noutputs);
     let mut tables = [out_eq.clone(), out_eq];
+    let mut spare: [Vec<F>; 2] = Default::default();
     let mut claims = [F::ZERO; 2];
     let mut lc = LinearConstraints {
         terms: Vec::new(),
@@ -192,8 +207,11 @@ pub fn verify<F: Field>(
                 expr.add_padded(w + 1, p2, l2);
             }
         }
-        let wire_tables = [eq_table(&r[0], layer.nw), eq_table(&r[1], layer.nw)];
-        let q = bound_term_sum(c, li, tables, alpha, beta, &wire_tables);
+        let [mut w0, mut w1] = std::mem::take(&mut spare);
+        eq_table_into(&mut w0, &r[0], layer.nw);
+        eq_table_into(&mut w1, &r[1], layer.nw);
+        let wire_tables = [w0, w1];
+        let q = bound_term_sum(c, li, &mut tables, alpha, beta, &wire_tables);
         let [wl, wr, wlr] = layout.wires(li);
         expr.terms.push((wl, q.mul(lp.vr).neg()));
         expr.terms.push((wr, q.mul(lp.vl).neg()));
@@ -202,7 +220,7 @@ pub fn verify<F: Field>(
         lc.rhs.push(q.mul(lp.vl).mul(lp.vr).sub(expr.known));
         t.write_array(&[lp.vl, lp.vr]);
         claims = [lp.vl, lp.vr];
-        tables = wire_tables;
+        spare = std::mem::replace(&mut tables, wire_tables);
     }
 
     let gamma: F = t.element();
@@ -229,14 +247,14 @@ pub fn verify<F: Field>(
 fn bound_term_sum<F: Field>(
     c: &Circuit<F>,
     li: usize,
-    gate_tables: [Vec<F>; 2],
+    gate_tables: &mut [Vec<F>; 2],
     alpha: F,
     beta: F,
     wire_tables: &[Vec<F>; 2],
 ) -> F {
-    let [mut gate, mut g1] = gate_tables;
-    F::scale(&mut g1, alpha);
-    for (a, b) in gate.iter_mut().zip(&g1) {
+    let [gate, g1] = gate_tables;
+    F::scale(g1, alpha);
+    for (a, b) in gate.iter_mut().zip(g1.iter()) {
         *a = a.add(*b);
     }
     let [el, er] = wire_tables;
