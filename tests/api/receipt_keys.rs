@@ -3,7 +3,7 @@
 //! key is in every node's served key set before any node signs with it, so a receipt
 //! handed out always verifies against the key set fetched after it.
 
-use crate::helpers::{spawn_app, spawn_beside, TestApp};
+use crate::helpers::{run_cli, spawn_app, spawn_beside, spawn_on_url, temp_db, TestApp};
 use crate::receipts::{cli, decode, jwks, receipt_of};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -106,4 +106,23 @@ async fn a_receipt_handed_out_always_verifies_against_the_key_set_fetched_after_
             );
         }
     }
+}
+
+#[tokio::test]
+async fn a_key_rotated_in_before_any_start_is_the_first_and_signs_at_once() {
+    let (_dir, db) = temp_db();
+    let (code, stdout, stderr) = run_cli(&db, &["receipt-key", "rotate", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let kid = serde_json::from_str::<Value>(stdout.trim()).unwrap()["kid"].clone();
+    let app = spawn_on_url(db.url.clone()).await;
+    let site = app.create_site().await;
+    let id = app.new_invite_id(&site, None).await;
+    assert_eq!(app.verify(&id).await.status(), 200);
+    let receipt = receipt_of(&app, &site, &id).await;
+    assert_eq!(
+        decode(&receipt).0["kid"],
+        kid,
+        "no server had listed a key yet"
+    );
+    assert!(verifies(&receipt, &jwks(&app).await));
 }

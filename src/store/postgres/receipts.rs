@@ -79,10 +79,12 @@ async fn add_first_key(client: &mut Object, key: &ReceiptKeyRecord) -> StoreResu
 /// transaction whose clock is read after that commit, every published key signs from
 /// [`SIGNS_AFTER`](crate::receipt::SIGNS_AFTER) on.
 async fn rotate_to(client: &Object, key: &ReceiptKeyRecord) -> StoreResult<()> {
+    // On an empty table the key is the first, and signs at once: no server has listed one.
     execute(
         client,
         "INSERT INTO receipt_keys (kid, private_key, created_at, signs_from)
-         VALUES ($1, $2, $3, NULL)",
+         SELECT $1, $2, $3,
+                CASE WHEN EXISTS (SELECT 1 FROM receipt_keys) THEN NULL ELSE 0 END",
         &[&key.kid, &key.private_key, &key.created_at],
     )
     .await?;

@@ -70,8 +70,14 @@ pub fn write_verified(
     now: UnixTime,
 ) -> StoreResult<()> {
     let (key, new) = transitions::receipt_key(super::receipts::signing_key(conn)?, now)?;
+    // No key signs only where there is no key at all (a first key and a rotation on an
+    // empty table sign at once), so the new key is always the first.
     if let Some(new) = new {
-        super::receipts::add_first_key(conn, &new)?;
+        if !super::receipts::add_first_key(conn, &new)? {
+            return Err(crate::store::StoreError::Corrupt(
+                "receipt keys stored, none signing".into(),
+            ));
+        }
     }
     let receipt = transitions::receipt(record, evidence, now, &key);
     conn.prepare_cached(

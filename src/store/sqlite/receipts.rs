@@ -42,11 +42,13 @@ pub fn add_first_key(conn: &Connection, key: &ReceiptKeyRecord) -> StoreResult<b
     Ok(added == 1)
 }
 
-/// A rotation's first step: `key` is listed with the others but signs nothing yet.
+/// A rotation's first step: `key` is listed with the others but signs nothing yet (on an
+/// empty table it is the first key, and signs at once: no server has listed a key yet).
 pub fn publish_key(conn: &Connection, key: &ReceiptKeyRecord) -> StoreResult<()> {
     conn.prepare_cached(
         "INSERT INTO receipt_keys (kid, private_key, created_at, signs_from)
-         VALUES (?1, ?2, ?3, NULL)",
+         SELECT ?1, ?2, ?3,
+                CASE WHEN EXISTS (SELECT 1 FROM receipt_keys) THEN NULL ELSE 0 END",
     )?
     .execute(params![key.kid, key.private_key, key.created_at])?;
     Ok(())
