@@ -289,8 +289,24 @@ fn dc_api_summary(wallet_on: bool, signer: Option<&crate::dcapi::RequestSigner>)
     }
 }
 
-/// One start-up line per credential kind: on with how many anchors from where, or off.
+/// One start-up line per credential kind: on with how many anchors from where, or off;
+/// then one per signed list in force.
 fn kinds_summary(trust: &Trust) -> Vec<String> {
+    let lists = trust.lists.iter().map(|l| {
+        let left_out = match l.skipped_unsupported_key {
+            0 => String::new(),
+            n => format!(", {n} certificate(s) left out (key neither P-256 nor P-384)"),
+        };
+        format!(
+            "trusted list {} ({}): sequence {}, issued {}, next update {}, {} anchor(s){left_out}",
+            l.location,
+            l.kind,
+            l.sequence,
+            crate::clock::rfc3339(l.issued),
+            crate::clock::rfc3339(l.next_update),
+            l.anchors
+        )
+    });
     crate::domain::Kind::all()
         .map(|kind| {
             let sources: Vec<&str> = trust
@@ -312,6 +328,7 @@ fn kinds_summary(trust: &Trust) -> Vec<String> {
                 ),
             }
         })
+        .chain(lists)
         .collect()
 }
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::domain::Kind;
-use crate::trust::{load::VicalFiles, TrustFiles};
+use crate::trust::{load::VicalFiles, ListFiles, TrustFiles};
 
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = super::serve::WALLETS)]
@@ -42,6 +42,28 @@ pub struct TrustArgs {
         requires = "mdl_vical"
     )]
     pub mdl_vical_anchor: Option<PathBuf>,
+
+    /// The EU age-verification trusted list (ETSI TS 119 612 XML, a file) whose
+    /// recognised providers become eu-av anchors; its signature must verify under
+    /// --eu-av-trusted-list-signer.
+    #[arg(
+        long,
+        env = "AGEGATE_EU_AV_TRUSTED_LIST",
+        value_name = "PATH",
+        requires = "eu_av_trusted_list_signer"
+    )]
+    pub eu_av_trusted_list: Option<PathBuf>,
+
+    /// PEM file of the certificate(s) the list's signer must be or chain to (the
+    /// Commission's, announced in the list's PointersToOtherTSL); with
+    /// --eu-av-trusted-list.
+    #[arg(
+        long,
+        env = "AGEGATE_EU_AV_TRUSTED_LIST_SIGNER",
+        value_name = "PEM",
+        requires = "eu_av_trusted_list"
+    )]
+    pub eu_av_trusted_list_signer: Option<PathBuf>,
 }
 
 impl TrustArgs {
@@ -62,6 +84,17 @@ impl TrustArgs {
             }),
             _ => None,
         };
-        TrustFiles { pem, mdl_vical }
+        let eu_av_list = match (&self.eu_av_trusted_list, &self.eu_av_trusted_list_signer) {
+            (Some(list), Some(signer)) => Some(ListFiles {
+                list: list.clone(),
+                signer: signer.clone(),
+            }),
+            _ => None,
+        };
+        TrustFiles {
+            pem,
+            mdl_vical,
+            eu_av_list,
+        }
     }
 }

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::trust_args::TrustArgs;
-use crate::clock::{Clock, SystemClock};
+use crate::clock::{rfc3339, Clock, SystemClock};
 use crate::domain::Kind;
 use crate::trust::{self, AnchorListing};
 
@@ -24,6 +24,20 @@ struct Shown {
     /// The kinds that have at least one anchor, in the table's order.
     kinds_on: Vec<&'static str>,
     anchors: Vec<AnchorListing>,
+    /// The signed lists the anchors came from, if any.
+    sources: Vec<SourceShown>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SourceShown {
+    kind: &'static str,
+    location: String,
+    sequence: u64,
+    issued: String,
+    next_update: String,
+    last_success: String,
+    anchors: usize,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -32,6 +46,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let shown = Shown {
         kinds_on: loaded.anchors.on().names(),
         anchors: trust::list(&loaded.sources, now),
+        sources: loaded
+            .lists
+            .iter()
+            .map(|l| SourceShown {
+                kind: l.kind.name(),
+                location: l.location.clone(),
+                sequence: l.sequence,
+                issued: rfc3339(l.issued),
+                next_update: rfc3339(l.next_update),
+                last_success: rfc3339(l.loaded),
+                anchors: l.anchors,
+            })
+            .collect(),
     };
     if args.json {
         return super::print_json(&shown);
@@ -61,6 +88,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             println!("    sha-256:   {}", a.fingerprint_colons());
             println!("    source:    {}", a.source);
         }
+    }
+    for s in &shown.sources {
+        println!("list {} ({}): sequence {}", s.location, s.kind, s.sequence);
+        println!("  issued:       {}", s.issued);
+        println!("  next update:  {}", s.next_update);
+        println!("  last success: {}", s.last_success);
+        println!("  anchors:      {}", s.anchors);
     }
     Ok(())
 }

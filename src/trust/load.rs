@@ -19,6 +19,35 @@ pub struct TrustFiles {
     pub pem: Vec<(Kind, PathBuf)>,
     /// `--mdl-vical` and its `--mdl-vical-anchor`.
     pub mdl_vical: Option<VicalFiles>,
+    /// `--eu-av-trusted-list` and its `--eu-av-trusted-list-signer`.
+    pub eu_av_list: Option<ListFiles>,
+}
+
+/// A signed trusted list and the PEM file of the certificates its signer must be, or
+/// chain to.
+#[derive(Debug, Clone)]
+pub struct ListFiles {
+    pub list: PathBuf,
+    pub signer: PathBuf,
+}
+
+/// A trusted list in force, for people (`trust show`) and for the next load (its
+/// sequence number may not go backwards).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListStatus {
+    pub kind: Kind,
+    /// Where it was read from.
+    pub location: String,
+    pub sequence: u64,
+    /// `ListIssueDateTime` and `NextUpdate`, Unix seconds.
+    pub issued: i64,
+    pub next_update: i64,
+    /// When agegate read and verified it.
+    pub loaded: UnixTime,
+    /// How many anchors it gave.
+    pub anchors: usize,
+    /// Recognised providers' certificates left out: their key is neither P-256 nor P-384.
+    pub skipped_unsupported_key: usize,
 }
 
 /// A VICAL and the PEM anchor its signer must chain to.
@@ -33,6 +62,8 @@ pub struct VicalFiles {
 pub struct Trust {
     pub anchors: KindAnchors,
     pub sources: Vec<AnchorSource>,
+    /// The signed lists among the sources.
+    pub lists: Vec<ListStatus>,
 }
 
 impl Trust {
@@ -49,7 +80,11 @@ impl Trust {
                 anchors = anchors.with(kind, Arc::new(TrustAnchors::merged(of_kind)));
             }
         }
-        Self { anchors, sources }
+        Self {
+            anchors,
+            sources,
+            lists: Vec::new(),
+        }
     }
 
     /// One kind under `anchors`, from `origin` (tests and embedders).
@@ -64,13 +99,20 @@ impl Trust {
 
 impl TrustFiles {
     pub fn is_empty(&self) -> bool {
-        self.pem.is_empty() && self.mdl_vical.is_none()
+        self.pem.is_empty() && self.mdl_vical.is_none() && self.eu_av_list.is_none()
     }
 
     /// Every file, read and checked at `now`; the first problem, in one line naming its
     /// file, is the error.
     pub fn load(&self, now: UnixTime) -> Result<Trust, String> {
+        self.load_after(now, &Trust::default())
+    }
+
+    /// As [`Self::load`], refusing a list older (by sequence number) than the one of
+    /// `previous` read from the same place.
+    pub fn load_after(&self, now: UnixTime, previous: &Trust) -> Result<Trust, String> {
         let mut sources = Vec::new();
+        let mut lists = Vec::new();
         for (kind, path) in &self.pem {
             sources.push(AnchorSource {
                 kind: *kind,
@@ -81,7 +123,54 @@ impl TrustFiles {
         if let Some(files) = &self.mdl_vical {
             sources.push(files.load(now)?);
         }
-        Ok(Trust::from_sources(sources))
+        if let Some(files) = &self.eu_av_list {
+            let (source, status) = files.load(now, previous)?;
+            sources.push(source);
+            lists.push(status);
+        }
+        let mut trust = Trust::from_sources(sources);
+        trust.lists = lists;
+        Ok(trust)
+    }
+}
+
+impl ListFiles {
+    /// The EU age-verification trusted list: its signature, type, freshness and
+    /// sequence checked (src/trustlist), its recognised providers as eu-av anchors.
+    fn load(&self, now: UnixTime, previous: &Trust) -> Result<(AnchorSource, ListStatus), String> {
+        let signer_shown = self.signer.display();
+        let pem = std::fs::read_to_string(&self.signer)
+            .map_err(|e| format!("cannot read EU AV trusted list signer '{signer_shown}': {e}"))?;
+        let signers = crate::trustlist::signers_from_pem(&pem)
+            .map_err(|e| format!("EU AV trusted list signer '{signer_shown}': {e}"))?;
+        let location = self.list.display().to_string();
+        let bytes = std::fs::read(&self.list)
+            .map_err(|e| format!("cannot read EU AV trusted list '{location}': {e}"))?;
+        let in_force = previous
+            .lists
+            .iter()
+            .find(|l| l.kind == Kind::EU_AV && l.location == location)
+            .map(|l| l.sequence);
+        let list = crate::trustlist::eu_av_list(&bytes, &signers, now, in_force)
+            .map_err(|e| format!("EU AV trusted list '{location}' refused: {e}"))?;
+        let anchors = TrustAnchors::from_ders(list.anchors.iter().map(Vec::as_slice))
+            .unwrap_or_else(|_| TrustAnchors::merged([]));
+        let status = ListStatus {
+            kind: Kind::EU_AV,
+            location: location.clone(),
+            sequence: list.sequence,
+            issued: list.issued,
+            next_update: list.next_update,
+            loaded: now,
+            anchors: anchors.len(),
+            skipped_unsupported_key: list.skipped_unsupported_key,
+        };
+        let source = AnchorSource {
+            kind: Kind::EU_AV,
+            origin: format!("eu-av-trusted-list:{location}"),
+            anchors: Arc::new(anchors),
+        };
+        Ok((source, status))
     }
 }
 
@@ -161,7 +250,7 @@ impl TrustHandle {
         if self.files.is_empty() {
             return Ok(self.current());
         }
-        let fresh = Arc::new(self.files.load(now)?);
+        let fresh = Arc::new(self.files.load_after(now, &self.current())?);
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
         Ok(fresh)
     }
@@ -198,6 +287,7 @@ mod tests {
                 ),
                 anchor: write(dir.path(), "vical-anchor.pem", &vical_pki.anchor_pem),
             }),
+            eu_av_list: None,
         };
         let trust = files.load(NOW).expect("loads");
         assert_eq!(trust.anchors.on(), crate::domain::KindSet::all());
@@ -225,6 +315,7 @@ mod tests {
                 vical: write(dir.path(), "v.cbor", vical.bytes(&vical_pki)),
                 anchor: write(dir.path(), "a.pem", &vical_pki.anchor_pem),
             }),
+            eu_av_list: None,
         };
         let trust = files.load(NOW).expect("a valid list");
         assert!(trust.anchors.on().is_empty());
@@ -238,6 +329,7 @@ mod tests {
         let files = TrustFiles {
             pem: vec![(Kind::MDL, path.clone())],
             mdl_vical: None,
+            eu_av_list: None,
         };
         let handle = TrustHandle::new(files.clone(), files.load(NOW).unwrap());
         let fingerprint = |h: &TrustHandle| {

@@ -7,7 +7,7 @@
 
 pub mod load;
 
-pub use load::{Trust, TrustFiles, TrustHandle};
+pub use load::{ListFiles, ListStatus, Trust, TrustFiles, TrustHandle};
 
 use serde::Serialize;
 use std::fmt::Write;

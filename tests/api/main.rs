@@ -48,6 +48,7 @@ pub mod schemathesis;
 mod site_api;
 mod sqlite_faults;
 mod status_cache;
+mod trust_lists;
 mod wallet;
 mod wallet_link;
 mod webdriver;

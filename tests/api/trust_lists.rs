@@ -1,0 +1,216 @@
+//! The EU age-verification trusted list from a file (docs/wallets.md#where-trust-anchors-come-from)
+//! against the real binary: `trust show` lists the recognised providers and the list
+//! itself, `serve` refuses a list that does not verify with one line naming it and why,
+//! and SIGHUP takes a newer list but never an older one. The lists are signed by
+//! xmlsec1 (src/trustlist/testdata, made by scripts/trustlist-fixtures.py).
+
+use crate::helpers::{agegate, client, eventually, temp_db, ServerProcess};
+use crate::wallet::sha256;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn testdata(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/trustlist/testdata")
+        .join(name)
+}
+
+/// Lowercase hex SHA-256 of a PEM certificate's DER.
+fn fingerprint_of_pem(name: &str) -> String {
+    use base64::Engine;
+    let pem = std::fs::read_to_string(testdata(name)).unwrap();
+    let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .unwrap();
+    sha256(&der).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn list_args(list: &Path, signer: &str) -> Vec<String> {
+    vec![
+        "--eu-av-trusted-list".into(),
+        list.display().to_string(),
+        "--eu-av-trusted-list-signer".into(),
+        testdata(signer).display().to_string(),
+    ]
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+#[test]
+fn trust_show_lists_the_recognised_providers_of_the_list_and_the_list_itself() {
+    let list = testdata("xmlsec-rsa-filter2-exc.xml");
+    let out = agegate()
+        .args(["trust", "show", "--json"])
+        .args(list_args(&list, "signer-ca.pem"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["kindsOn"], serde_json::json!(["eu-av"]));
+    let anchors: Vec<String> = shown["anchors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            assert_eq!(a["kind"], "eu-av");
+            assert_eq!(
+                a["source"],
+                format!("eu-av-trusted-list:{}", list.display())
+            );
+            a["sha256"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(
+        sorted(anchors),
+        sorted(vec![
+            fingerprint_of_pem("provider-a.pem"),
+            fingerprint_of_pem("provider-b.pem")
+        ])
+    );
+    let sources = shown["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 1);
+    let s = &sources[0];
+    assert_eq!(s["kind"], "eu-av");
+    assert_eq!(s["location"], list.display().to_string());
+    assert_eq!(s["sequence"], 1);
+    assert_eq!(s["issued"], "2026-01-01T00:00:00Z");
+    assert_eq!(s["nextUpdate"], "2099-01-01T00:00:00Z");
+    assert_eq!(s["anchors"], 2);
+    assert!(s["lastSuccess"].as_str().unwrap().ends_with('Z'));
+}
+
+#[test]
+fn serve_refuses_a_list_that_does_not_verify_with_one_line_naming_the_list_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(testdata("xmlsec-rsa-filter2-exc.xml")).unwrap();
+    let tampered = dir.path().join("av-tl.xml");
+    std::fs::write(
+        &tampered,
+        good.replacen("service-status/deprecated", "service-status/recognized", 1),
+    )
+    .unwrap();
+    for (list, signer, why) in [
+        (
+            &tampered,
+            "signer-ca.pem",
+            "digest of the document does not match",
+        ),
+        (
+            &testdata("xmlsec-rsa-filter2-exc.xml"),
+            "signer-ec.pem",
+            "does not chain",
+        ),
+    ] {
+        let (_db_dir, db) = temp_db();
+        let mut child = agegate()
+            .arg("--database-url")
+            .arg(&db.url)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(list_args(list, signer))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        assert!(!out.status.success(), "serve must not start");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(lines[0].contains(&list.display().to_string()), "{stderr}");
+        assert!(lines[0].contains(why), "{stderr}");
+    }
+}
+
+/// The eu-av anchors `/metrics`' expiry gauge shows, by fingerprint.
+async fn eu_av_gauge(metrics: &str) -> Vec<String> {
+    let text = client()
+        .get(format!("{metrics}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let found = text
+        .lines()
+        .filter(|l| {
+            l.starts_with("agegate_trust_anchor_expiry_seconds{") && l.contains("kind=\"eu-av\"")
+        })
+        .filter_map(|l| {
+            let start = l.find("sha256=\"")? + 8;
+            Some(l[start..start + 64].to_owned())
+        })
+        .collect();
+    sorted(found)
+}
+
+#[tokio::test]
+async fn sighup_takes_a_newer_list_and_keeps_it_against_an_older_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("av-tl.xml");
+    std::fs::copy(testdata("xmlsec-rsa-filter2-exc.xml"), &list).unwrap();
+    let metrics_addr = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let metrics = format!("http://{metrics_addr}");
+    let (_db_dir, db) = temp_db();
+    let mut args = list_args(&list, "signer-ca.pem");
+    args.extend(["--metrics-listen".into(), metrics_addr.to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let server = ServerProcess::start(&db, &args);
+    let (a, b, g) = (
+        fingerprint_of_pem("provider-a.pem"),
+        fingerprint_of_pem("provider-b.pem"),
+        fingerprint_of_pem("provider-g-added.pem"),
+    );
+    assert_eq!(
+        eu_av_gauge(&metrics).await,
+        sorted(vec![a.clone(), b.clone()])
+    );
+
+    // List B (sequence 2) adds provider g.
+    std::fs::copy(testdata("xmlsec-rsa-filter2-exc-b.xml"), &list).unwrap();
+    server.signal("HUP");
+    let want = sorted(vec![a.clone(), b.clone(), g.clone()]);
+    eventually(
+        "B's providers are in force",
+        Duration::from_secs(10),
+        || {
+            let (metrics, want) = (metrics.clone(), want.clone());
+            async move { eu_av_gauge(&metrics).await == want }
+        },
+    )
+    .await;
+
+    // A again (sequence 1): refused as older, B stays.
+    std::fs::copy(testdata("xmlsec-rsa-filter2-exc.xml"), &list).unwrap();
+    server.signal("HUP");
+    server
+        .logged("SIGHUP: trust anchors not reloaded, the old ones stay")
+        .await;
+    let why = server.log_lines("SIGHUP: trust anchors not reloaded");
+    assert_eq!(why.len(), 1, "{why:?}");
+    assert!(
+        why[0].contains("sequence number 1 is lower than the 2 in force"),
+        "{}",
+        why[0]
+    );
+    assert!(why[0].contains(&list.display().to_string()), "{}", why[0]);
+    assert_eq!(eu_av_gauge(&metrics).await, want, "B stays in force");
+}
