@@ -263,41 +263,50 @@ fn bound_term_sum<F: Field>(
         .iter()
         .map(|k| if *k == F::ZERO { beta } else { *k })
         .collect();
-    // Terms come sorted by wire pair, so runs share eq(rL, l)·eq(rR, r): per run
-    // (Σ coefficient·gate)·wires, the sums done as dot products (one reduction each), the
-    // terms whose coefficient is 1 (most) only added.
+    // Terms come sorted by wire pair, so runs share eq(rL, l)·eq(rR, r): the layer's sum
+    // is Σ_runs wires·(Σ coefficient·gate). Terms whose coefficient is 1 (most) are only
+    // added; the others' products, and the wires, are computed a batch at a time.
     let mut acc = RunSums {
         run: None,
-        ones: F::ZERO,
-        gates: Vec::with_capacity(64),
-        coefs: Vec::with_capacity(64),
-        wires_l: Vec::with_capacity(4096),
-        wires_r: Vec::with_capacity(4096),
-        sums: Vec::with_capacity(4096),
+        gates: Vec::with_capacity(BATCH),
+        coefs: Vec::with_capacity(BATCH),
+        owner: Vec::with_capacity(BATCH),
+        wires_l: Vec::with_capacity(BATCH),
+        wires_r: Vec::with_capacity(BATCH),
+        sums: Vec::with_capacity(BATCH),
         total: F::ZERO,
     };
     c.layers[li].for_each_term(|g, l, rr, k| {
         if acc.run != Some((l, rr)) {
-            acc.flush(el, er);
+            if acc.sums.len() == BATCH || acc.gates.len() == BATCH {
+                acc.settle();
+            }
             acc.run = Some((l, rr));
+            acc.wires_l.push(el[l]);
+            acc.wires_r.push(er[rr]);
+            acc.sums.push(F::ZERO);
         }
+        let run = acc.sums.len() - 1;
         if coef[k] == F::ONE {
-            acc.ones = acc.ones.add(gate[g]);
+            acc.sums[run] = acc.sums[run].add(gate[g]);
         } else {
             acc.gates.push(gate[g]);
             acc.coefs.push(coef[k]);
+            acc.owner.push(run as u32);
         }
     });
-    acc.flush(el, er);
     acc.settle();
     acc.total
 }
 
+const BATCH: usize = 4096;
+
 struct RunSums<F> {
     run: Option<(usize, usize)>,
-    ones: F,
     gates: Vec<F>,
     coefs: Vec<F>,
+    /// The run each product in `gates` belongs to.
+    owner: Vec<u32>,
     wires_l: Vec<F>,
     wires_r: Vec<F>,
     sums: Vec<F>,
@@ -305,32 +314,20 @@ struct RunSums<F> {
 }
 
 impl<F: Field> RunSums<F> {
-    fn flush(&mut self, el: &[F], er: &[F]) {
-        let Some((l, r)) = self.run.take() else {
-            return;
-        };
-        self.wires_l.push(el[l]);
-        self.wires_r.push(er[r]);
-        let sum = if self.gates.is_empty() {
-            self.ones
-        } else {
-            F::dot(&self.gates, &self.coefs).add(self.ones)
-        };
-        self.sums.push(sum);
-        self.ones = F::ZERO;
-        self.gates.clear();
-        self.coefs.clear();
-        if self.sums.len() == 4096 {
-            self.settle();
-        }
-    }
-
-    /// Adds Σ eq(rL, l)·eq(rR, r)·sum over the runs gathered so far.
+    /// Adds Σ eq(rL, l)·eq(rR, r)·sum over the runs gathered so far (called between runs).
     fn settle(&mut self) {
+        F::mul_each(&mut self.gates, &self.coefs);
+        for (p, &o) in self.gates.iter().zip(&self.owner) {
+            self.sums[o as usize] = self.sums[o as usize].add(*p);
+        }
         F::mul_each(&mut self.wires_l, &self.wires_r);
         self.total = self.total.add(F::dot(&self.wires_l, &self.sums));
+        self.gates.clear();
+        self.coefs.clear();
+        self.owner.clear();
         self.wires_l.clear();
         self.wires_r.clear();
         self.sums.clear();
+        self.run = None;
     }
 }
