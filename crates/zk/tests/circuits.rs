@@ -42,3 +42,9 @@ fn files_outside_the_table_are_unknown() {
     file.push(0);
     assert_eq!(ZkCircuit::load(&file).unwrap_err(), LoadError::Unknown);
 }
+
+#[test]
+fn a_loaded_circuit_can_be_shared_by_worker_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<ZkCircuit>();
+}
