@@ -168,42 +168,57 @@ fn tbs_bytes(der: &[u8]) -> der::Result<&[u8]> {
 /// One PEM block: its label and DER contents, or why they cannot be read.
 pub(crate) type PemBlock = Result<(String, Vec<u8>), String>;
 
-/// The PEM blocks of `pem` as (label, DER) or why a block is unreadable. Lenient where
-/// hand-made bundles vary (line width, CRLF, surrounding text), strict where it matters
-/// (matching END label, valid base64).
+/// The PEM blocks of `pem` as (label, DER) or why a block is unreadable. Text around
+/// the blocks (comments, as in CA bundles) is skipped, since `pem-rfc7468` reads one
+/// document alone; each block it then decodes strictly (label grammar, padded base64).
 pub(crate) fn pem_blocks(pem: &str) -> Result<Vec<PemBlock>, AnchorError> {
-    use base64::Engine;
-    const STANDARD: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
-        &base64::alphabet::STANDARD,
-        base64::engine::GeneralPurposeConfig::new()
-            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
-    );
     let boundary = |line: &str, kind: &str| -> Option<String> {
-        let label = line.trim().strip_prefix(kind)?.strip_suffix("-----")?;
+        let label = line.strip_prefix(kind)?.strip_suffix("-----")?;
         Some(label.to_owned())
     };
     let mut blocks = Vec::new();
-    let mut open: Option<(String, String)> = None;
-    for line in pem.lines() {
-        match open.take() {
-            None => open = boundary(line, "-----BEGIN ").map(|label| (label, String::new())),
-            Some((label, body)) => match boundary(line, "-----END ") {
-                Some(end) if end == label => blocks.push(
-                    STANDARD
-                        .decode(&body)
-                        .map(|der| (label, der))
-                        .map_err(|e| format!("invalid base64 ({e})")),
-                ),
-                Some(end) => blocks.push(Err(format!("BEGIN {label} ends with END {end}"))),
-                None => open = Some((label, body + line.trim())),
-            },
-        }
-    }
-    if open.is_some() {
-        let n = blocks.len() + 1;
-        return Err(AnchorError::Malformed(format!("block {n}: no END line")));
+    let mut lines = pem.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        let Some(label) = boundary(line, "-----BEGIN ") else {
+            continue;
+        };
+        let mut body = Vec::new();
+        let end = loop {
+            let Some(line) = lines.next() else {
+                let n = blocks.len() + 1;
+                return Err(AnchorError::Malformed(format!("block {n}: no END line")));
+            };
+            match boundary(line, "-----END ") {
+                Some(end) => break end,
+                None if line.is_empty() => {}
+                None => body.push(line),
+            }
+        };
+        blocks.push(if end == label {
+            pem_block(&label, &body)
+        } else {
+            Err(format!("BEGIN {label} ends with END {end}"))
+        });
     }
     Ok(blocks)
+}
+
+/// One block's DER, by `pem-rfc7468`. It wants every line but the last to be one width;
+/// that width is taken from the first line, so bundles wrapped at 76 (as some tools
+/// write them) or with CRLF read as well as RFC 7468's 64.
+fn pem_block(label: &str, body: &[&str]) -> PemBlock {
+    let width = body
+        .first()
+        .map_or(pem_rfc7468::BASE64_WRAP_WIDTH, |l| l.len());
+    let text = format!(
+        "-----BEGIN {label}-----\n{}\n-----END {label}-----\n",
+        body.join("\n")
+    );
+    let mut der = Vec::new();
+    pem_rfc7468::Decoder::new_wrapped(text.as_bytes(), width)
+        .and_then(|mut decoder| decoder.decode_to_end(&mut der).map(|_| ()))
+        .map(|()| (label.to_owned(), der))
+        .map_err(|e| format!("invalid PEM ({e})"))
 }
 
 /// One trust anchor as [`TrustAnchors::summaries`] describes it.
