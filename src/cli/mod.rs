@@ -92,7 +92,7 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum ReceiptKeyCommand {
-    /// Make a new current receipt key; earlier ones stay published, so old receipts check.
+    /// Make a new receipt key: listed at once, signing 6 s later; earlier ones stay published.
     Rotate(receipt_key_rotate::Args),
 }
 
