@@ -1,7 +1,7 @@
 //! agegate-zk accepts exactly when Google's C++ verifier (through pylongfellow) accepts:
-//! fresh proofs from both backends over a random transcript and a random age_over_NN claim,
-//! each with its public inputs or bytes altered (tests/mint.py mints and judges). The seed
-//! is printed; AGEGATE_ZK_SEED replays one.
+//! fresh proofs over a random transcript and random age_over_NN claims — v7 with one claim
+//! from both backends, v6 with two from google-cpp — each with its public inputs or bytes
+//! altered (tests/mint.py mints and judges). The seed is printed; AGEGATE_ZK_SEED replays one.
 
 mod common;
 
@@ -26,7 +26,7 @@ fn agegate_accepts_exactly_what_the_cpp_verifier_accepts() {
             script,
             vectors().to_str().unwrap(),
             &seed.to_string(),
-            "google-cpp,isrg-rust",
+            "google-v7-1attr:google-cpp,google-v7-1attr:isrg-rust,google-v6-2attr:google-cpp",
         ])
         .output()
         .expect("run tests/mint.py");
@@ -35,7 +35,7 @@ fn agegate_accepts_exactly_what_the_cpp_verifier_accepts() {
         "mint.py: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let circuit = ZkCircuit::load(&read("circuits/google-v7-1attr.circuit")).unwrap();
+    let mut circuits = std::collections::HashMap::new();
     let (mut accepted, mut refused) = (0, 0);
     for line in String::from_utf8(out.stdout).unwrap().lines() {
         let case: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -43,8 +43,24 @@ fn agegate_accepts_exactly_what_the_cpp_verifier_accepts() {
         let x: [u8; 32] = unhex(s("x")).try_into().unwrap();
         let y: [u8; 32] = unhex(s("y")).try_into().unwrap();
         let transcript = unhex(s("transcript"));
-        let value = unhex(s("value"));
-        let attributes = [(s("id"), value.as_slice())];
+        let claims: Vec<(String, Vec<u8>)> = case["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c[0].as_str().unwrap().to_string(),
+                    unhex(c[1].as_str().unwrap()),
+                )
+            })
+            .collect();
+        let attributes: Vec<(&str, &[u8])> = claims
+            .iter()
+            .map(|(i, v)| (i.as_str(), v.as_slice()))
+            .collect();
+        let circuit = circuits.entry(s("circuit").to_string()).or_insert_with(|| {
+            ZkCircuit::load(&read(&format!("circuits/{}.circuit", s("circuit")))).unwrap()
+        });
         let inputs = PublicInputs {
             issuer_x: &x,
             issuer_y: &y,
@@ -62,6 +78,6 @@ fn agegate_accepts_exactly_what_the_cpp_verifier_accepts() {
             refused += 1;
         }
     }
-    // Both verdicts were exercised: one minted proof per backend verifies, five variants not.
-    assert_eq!((accepted, refused), (2, 10));
+    // Both verdicts were exercised: each minted proof verifies, its five variants do not.
+    assert_eq!((accepted, refused), (3, 15));
 }
