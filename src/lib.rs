@@ -14,6 +14,7 @@ pub mod dcapi;
 pub mod domain;
 pub mod http;
 pub mod jose;
+pub mod kind;
 pub mod mdoc;
 pub mod metrics;
 pub mod ratelimit;

@@ -1,17 +1,21 @@
 //! The rules of the product, free of I/O: identifiers, invites and their lifecycle,
 //! sites and credentials. Everything else depends on this module, never the reverse
-//! (it uses only the clock's types and the pure key type of [`crate::dcapi`]).
+//! (it uses only the clock's types, the credential kinds table [`crate::kind`] and the
+//! pure key type of [`crate::dcapi`]).
 
 pub mod console;
 pub mod credential;
 pub mod idempotency;
 pub mod invite;
 pub mod invite_id;
-pub mod kind;
 pub mod listing;
 pub mod presentation;
 pub mod site;
 pub mod webhook;
+
+// The kinds table sits below both the rules and the verifiers (`mdoc` reads it too),
+// so that neither imports the other; its old path stays.
+pub use crate::kind;
 
 pub use credential::{Password, PasswordDigest, Username, WebhookSecret};
 pub use idempotency::{BodyDigest, IdempotencyKey, IdempotentRequest};

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use super::TrustAnchors;
-use crate::domain::kind::KINDS;
-use crate::domain::{Kind, KindSet};
+use crate::kind::KINDS;
+use crate::kind::{Kind, KindSet};
 
 /// For each kind, its anchors, if it has any (a kind without anchors is off).
 #[derive(Clone, Default)]

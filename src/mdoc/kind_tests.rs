@@ -7,7 +7,7 @@ use base64::Engine;
 use super::testkit::{expected, vp_token_with_id, Mint, Pki};
 use super::tests::pki;
 use super::*;
-use crate::domain::Kind;
+use crate::kind::Kind;
 
 fn other_pki() -> &'static Pki {
     static PKI: std::sync::OnceLock<Pki> = std::sync::OnceLock::new();

@@ -60,7 +60,7 @@ pub use anchors::KindAnchors;
 pub use error::{CertRole, PresentationError};
 pub use x509::{AnchorSummary, TrustAnchors};
 
-use crate::domain::Kind;
+use crate::kind::Kind;
 
 /// Largest DeviceResponse accepted; a Proof of Age one is a few KiB.
 const MAX_DEVICE_RESPONSE: usize = 48 * 1024;

@@ -12,7 +12,7 @@ use rcgen::{
 use sha2::{Digest, Sha256};
 
 use super::{Expected, KindAnchors, TrustAnchors};
-use crate::domain::Kind;
+use crate::kind::Kind;
 
 /// The Proof of Age docType, which is also its namespace: what [`Mint`] makes by default.
 pub const DOC_TYPE: &str = "eu.europa.ec.av.1";

@@ -292,9 +292,9 @@ fn a_device_response_is_checked_against_the_transcript_it_is_given() {
         verify_device_response(&bytes, &at(&redirect), &pki().anchors()).map(|p| p.age_over),
         Ok(18)
     );
-    let dc_api = crate::dcapi::transcript::openid4vp("https://gate.example", "n", &[0; 32]);
+    let other = session_transcript(testkit::CLIENT_ID, "another nonce", RESPONSE_URI);
     assert_eq!(
-        verify_device_response(&bytes, &at(&dc_api), &pki().anchors()),
+        verify_device_response(&bytes, &at(&other), &pki().anchors()),
         Err(PresentationError::DeviceSignatureInvalid)
     );
     assert_eq!(

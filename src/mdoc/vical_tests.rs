@@ -8,7 +8,7 @@ use super::testkit::{expected, Mint, Pki, NOW};
 use super::vical::{mdl_anchors, ChainCert, VicalAnchors, VicalError as E, MDL_DOC_TYPE};
 use super::vical_testkit::{Entry, PkiSpec, Vical, VicalPki, X5chain};
 use super::{verify_vp_token, AnchorError, KindAnchors};
-use crate::domain::Kind;
+use crate::kind::Kind;
 
 const PID: &str = "eu.europa.ec.eudi.pid.1";
 
