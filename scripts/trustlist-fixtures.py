@@ -202,7 +202,46 @@ def main():
                                                rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
     write("refuse-past-next-update.xml", xmlsec_sign(tsl(1, base, next_update="2026-02-01T00:00:00Z"),
                                                      rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
+    write_lotes(providers, rsa_key, rsa_signer, ca, ec_key, ec_signer, ec384_key, ec384_signer)
     print("wrote", OUT, file=sys.stderr)
+
+
+def lote(lote_type, services, seq=1):
+    def svc(type_, certs, history=()):
+        return {"ServiceInformation": {
+                    "ServiceTypeIdentifier": type_,
+                    "ServiceDigitalIdentity": {"X509Certificates": [{"val": b64(c)} for c in certs]}},
+                "ServiceHistory": [{"ServiceTypeIdentifier": type_, "ServiceDigitalIdentity": {
+                    "X509Certificates": [{"val": b64(c)} for c in history]}}] if history else []}
+    return {"LoTE": {"ListAndSchemeInformation": {
+                "LoTEVersionIdentifier": 1, "LoTESequenceNumber": seq, "LoTEType": lote_type,
+                "SchemeOperatorName": [{"lang": "en", "value": "agegate tests"}],
+                "SchemeTerritory": "EU", "ListIssueDateTime": "2026-01-01T00:00:00Z",
+                "NextUpdate": "2099-01-01T00:00:00Z"},
+            "TrustedEntitiesList": [{"TrustedEntityInformation": {"TEName": [{"lang": "en", "value": "Provider"}]},
+                                     "TrustedEntityServices": [svc(*s) for s in services]}]}}
+
+
+def jws(payload, key, chain, alg):
+    from jwcrypto import jwk, jws as jwcrypto_jws
+    from jwcrypto.common import json_encode
+    token = jwcrypto_jws.JWS(json_encode(payload).encode())
+    k = jwk.JWK.from_pem(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    token.add_signature(k, None, json_encode({"alg": alg, "typ": "JOSE", "x5c": [b64(c) for c in chain]}))
+    return token.serialize(compact=True)
+
+
+def write_lotes(p, rsa_key, rsa_signer, ca, ec_key, ec_signer, ec384_key, ec384_signer):
+    pid_type = "http://uri.etsi.org/19602/LoTEType/EUPIDProvidersList"
+    pid = lote(pid_type, [("http://uri.etsi.org/19602/SvcType/PID/Issuance", [p["a"]], [p["e-history"]]),
+                          ("http://uri.etsi.org/19602/SvcType/PID/Revocation", [p["c-deprecated"]])])
+    mdl = lote("http://trust.ec.europa.eu/lists/mDL/mDLProvidersListType",
+               [("http://uri.etsi.org/19602/SvcType/mDL/Issuance", [p["b"]]),
+                ("http://uri.etsi.org/19602/SvcType/PID/Issuance", [p["f-other-type"]])], seq=3)
+    write("lote-pid-es256.jwt", jws(pid, ec_key, [ec_signer], "ES256"))
+    write("lote-pid-rs256.jwt", jws(pid, rsa_key, [rsa_signer, ca], "RS256"))
+    write("lote-mdl-es384.jwt", jws(mdl, ec384_key, [ec384_signer], "ES384"))
 
 
 if __name__ == "__main__":

@@ -14,18 +14,26 @@ use super::b64url;
 pub enum Alg {
     /// ECDSA P-256 with SHA-256, signature raw `r ‖ s` (RFC 7518 section 3.4).
     Es256,
+    /// ECDSA P-384 with SHA-384 (trusted lists of entities may be signed so).
+    Es384,
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (RFC 7518 section 3.3; the EU signs lists with RSA).
+    Rs256,
 }
 
 impl Alg {
     pub fn name(self) -> &'static str {
         match self {
             Alg::Es256 => "ES256",
+            Alg::Es384 => "ES384",
+            Alg::Rs256 => "RS256",
         }
     }
 
     fn from_name(name: &str) -> Option<Self> {
         match name {
             "ES256" => Some(Alg::Es256),
+            "ES384" => Some(Alg::Es384),
+            "RS256" => Some(Alg::Rs256),
             _ => None,
         }
     }
@@ -35,6 +43,8 @@ impl Alg {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PublicKey {
     P256(p256::ecdsa::VerifyingKey),
+    P384(p384::ecdsa::VerifyingKey),
+    Rsa(rsa::RsaPublicKey),
 }
 
 /// Why a JWS is refused. Each says which part is at fault.
@@ -150,9 +160,22 @@ impl<'a> Jws<'a> {
 
     /// The header and payload, if the signature holds under `key` for the JWS's alg.
     pub fn verify(self, key: &PublicKey) -> Result<Verified, JwsError> {
+        let input = self.signing_input.as_bytes();
         let holds = match (self.alg, key) {
-            (Alg::Es256, PublicKey::P256(key)) => Signature::from_slice(&self.signature)
-                .is_ok_and(|s| key.verify(self.signing_input.as_bytes(), &s).is_ok()),
+            (Alg::Es256, PublicKey::P256(key)) => {
+                Signature::from_slice(&self.signature).is_ok_and(|s| key.verify(input, &s).is_ok())
+            }
+            (Alg::Es384, PublicKey::P384(key)) => {
+                p384::ecdsa::Signature::from_slice(&self.signature)
+                    .is_ok_and(|s| key.verify(input, &s).is_ok())
+            }
+            (Alg::Rs256, PublicKey::Rsa(key)) => {
+                use sha2::{Digest, Sha256};
+                let scheme = rsa::pkcs1v15::Pkcs1v15Sign::new::<Sha256>();
+                key.verify(scheme, &Sha256::digest(input), &self.signature)
+                    .is_ok()
+            }
+            _ => return Err(JwsError::WrongKeyType),
         };
         if !holds {
             return Err(JwsError::BadSignature);

@@ -1,5 +1,6 @@
 //! Signed lists of trust anchors, verified: the EU age-verification trusted list (ETSI
-//! TS 119 612, XML with an enveloped XAdES signature). Pure and total: bytes, pinned
+//! TS 119 612, XML with an enveloped XAdES signature) and the EU lists of PID and mDL
+//! providers (ETSI TS 119 602, JSON in a JWS). Pure and total: bytes, pinned
 //! signer certificates and `now` in; anchors or one reason out; no I/O, no clock, no
 //! panics. See docs/wallets.md#where-trust-anchors-come-from.
 //!
@@ -18,15 +19,19 @@
 
 pub mod c14n;
 pub mod cert;
+pub mod lote;
 pub mod tsl;
 pub mod xmldsig;
 
+#[cfg(test)]
+mod lote_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tsl_tests;
 
 pub use cert::SignerCert;
+pub use lote::{lote, EntityList, LoteKind};
 pub use tsl::{eu_av_list, ListError, TrustedList};
 
 /// Largest list accepted (the same cap as a fetch): the EU's is about 70 KB.

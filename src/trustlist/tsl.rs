@@ -51,9 +51,12 @@ pub enum ListError {
     NotXml(String),
     #[error("signature refused: {0}")]
     Signature(#[from] SignatureError),
-    #[error("not a TS 119 612 trusted list: {0} is missing or malformed")]
+    /// A list of trusted entities' JWS or its `x5c` signer, refused.
+    #[error("jws refused: {0}")]
+    Jws(String),
+    #[error("not a trusted list: {0} is missing or malformed")]
     Malformed(&'static str),
-    #[error("list type {0} is not the age-verification list's")]
+    #[error("list type {0} is not the one expected")]
     WrongType(String),
     #[error("past its NextUpdate by more than 7 days")]
     Stale,
@@ -177,7 +180,7 @@ fn base64_text(node: Node<'_, '_>) -> Option<Vec<u8>> {
 }
 
 /// xs:dateTime as lists write it (`2025-06-10T00:00:00Z`), Unix seconds.
-fn date_time(text: &str) -> Option<i64> {
+pub(super) fn date_time(text: &str) -> Option<i64> {
     use time::format_description::well_known::Rfc3339;
     time::OffsetDateTime::parse(text, &Rfc3339)
         .ok()
