@@ -49,34 +49,56 @@ pub struct Application {
     admin: Option<(TcpListener, axum::Router)>,
 }
 
+/// Why a server could not be put together.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    /// `flag` names the option the address came from (empty for `--listen`).
+    #[error("cannot listen on {addr}{flag}: {cause}")]
+    Listen {
+        addr: String,
+        flag: &'static str,
+        cause: std::io::Error,
+    },
+    #[error("{0}")]
+    PublicUrl(String),
+}
+
 impl Application {
     pub async fn build(
         settings: Settings,
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, StartupError> {
+        let listen_error = |addr: &str, flag: &'static str| {
+            let addr = addr.to_owned();
+            move |cause| StartupError::Listen { addr, flag, cause }
+        };
         let listener = TcpListener::bind(&settings.listen)
             .await
-            .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", settings.listen))?;
-        let local_addr = listener.local_addr()?;
+            .map_err(listen_error(&settings.listen, ""))?;
+        let local_addr = listener
+            .local_addr()
+            .map_err(listen_error(&settings.listen, ""))?;
         let public_url = match &settings.public_url {
-            Some(url) => parse_public_url(url).map_err(anyhow::Error::msg)?,
+            Some(url) => parse_public_url(url).map_err(StartupError::PublicUrl)?,
             None => format!("http://{local_addr}"),
         };
-        let metrics_listener =
-            match &settings.metrics_listen {
-                Some(addr) => Some(TcpListener::bind(addr).await.map_err(|e| {
-                    anyhow::anyhow!("cannot listen on {addr} (--metrics-listen): {e}")
-                })?),
-                None => None,
-            };
-        let admin_listener =
-            match &settings.admin_listen {
-                Some(addr) => Some(TcpListener::bind(addr).await.map_err(|e| {
-                    anyhow::anyhow!("cannot listen on {addr} (--admin-listen): {e}")
-                })?),
-                None => None,
-            };
+        let metrics_listener = match &settings.metrics_listen {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(listen_error(addr, " (--metrics-listen)"))?,
+            ),
+            None => None,
+        };
+        let admin_listener = match &settings.admin_listen {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(listen_error(addr, " (--admin-listen)"))?,
+            ),
+            None => None,
+        };
         let metrics = Metrics::new();
         let deliveries = Arc::new(Notify::new());
         let admin = admin_listener.map(|listener| {
