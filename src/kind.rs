@@ -10,37 +10,80 @@ use std::fmt;
 pub struct KindInfo {
     /// Its name in flags, the site JSON, metrics and `data.method`.
     pub name: &'static str,
-    pub doc_type: &'static str,
+    /// The docTypes it is issued under, each with its DCQL credential id; a request asks
+    /// for every one and an answer may be any one (docs/wallets.md#credential-kinds).
+    pub doc_types: &'static [DocType],
     /// The namespace its `age_over_NN` elements are in.
     pub namespace: &'static str,
-    /// The DCQL credential id: the key of the answer's `vp_token`.
-    pub dcql_id: &'static str,
     /// For people: what a visitor holds.
     pub title: &'static str,
 }
 
-/// The table of docs/wallets.md#credential-kinds, in its order (the order requests list the kinds in).
-pub const KINDS: [KindInfo; 3] = [
+/// One docType of a kind and the id of its DCQL credential query (the key of the
+/// answer's `vp_token`); ids are unique across the table.
+#[derive(Debug, PartialEq, Eq)]
+pub struct DocType {
+    pub doc_type: &'static str,
+    pub dcql_id: &'static str,
+}
+
+/// The kinds table (docs/wallets.md#credential-kinds), in its order (the order requests
+/// list the kinds in).
+pub const KINDS: [KindInfo; 5] = [
     KindInfo {
         name: "eu-av",
-        doc_type: "eu.europa.ec.av.1",
+        doc_types: &[DocType {
+            doc_type: "eu.europa.ec.av.1",
+            dcql_id: "proof_of_age",
+        }],
         namespace: "eu.europa.ec.av.1",
-        dcql_id: "proof_of_age",
         title: "EU Age Verification app",
     },
     KindInfo {
         name: "eudi-pid",
-        doc_type: "eu.europa.ec.eudi.pid.1",
+        doc_types: &[DocType {
+            doc_type: "eu.europa.ec.eudi.pid.1",
+            dcql_id: "pid",
+        }],
         namespace: "eu.europa.ec.eudi.pid.1",
-        dcql_id: "pid",
         title: "EU Digital Identity Wallet (PID)",
     },
     KindInfo {
         name: "mdl",
-        doc_type: "org.iso.18013.5.1.mDL",
+        doc_types: &[DocType {
+            doc_type: "org.iso.18013.5.1.mDL",
+            dcql_id: "mdl",
+        }],
         namespace: "org.iso.18013.5.1",
-        dcql_id: "mdl",
         title: "Mobile driving licence (mDL)",
+    },
+    // Google Wallet's ID pass, made from a passport; its elements are in the mDL's
+    // namespace.
+    KindInfo {
+        name: "google-id",
+        doc_types: &[DocType {
+            doc_type: "com.google.wallet.idcard.1",
+            dcql_id: "google_id",
+        }],
+        namespace: "org.iso.18013.5.1",
+        title: "Google Wallet ID pass",
+    },
+    // The ISO/IEC 23220 Photo ID (Apple's Digital ID, Google's ID pass as it moves);
+    // an earlier draft spelled the docType `photoID`, and credentials of both exist.
+    KindInfo {
+        name: "photo-id",
+        doc_types: &[
+            DocType {
+                doc_type: "org.iso.23220.photoid.1",
+                dcql_id: "photo_id",
+            },
+            DocType {
+                doc_type: "org.iso.23220.photoID.1",
+                dcql_id: "photo_id_2",
+            },
+        ],
+        namespace: "org.iso.23220.1",
+        title: "Photo ID (ISO/IEC 23220)",
     },
 ];
 
@@ -52,6 +95,8 @@ impl Kind {
     pub const EU_AV: Kind = Kind(0);
     pub const EUDI_PID: Kind = Kind(1);
     pub const MDL: Kind = Kind(2);
+    pub const GOOGLE_ID: Kind = Kind(3);
+    pub const PHOTO_ID: Kind = Kind(4);
 
     /// Every kind, in the table's order.
     pub fn all() -> impl Iterator<Item = Kind> {
@@ -80,12 +125,22 @@ impl Kind {
         Kind::find(|k| k.name == name)
     }
 
-    pub fn by_doc_type(doc_type: &str) -> Option<Kind> {
-        Kind::find(|k| k.doc_type == doc_type)
+    /// The kind issued under `doc_type` (any of its docTypes), and that docType's row.
+    pub fn by_doc_type(doc_type: &str) -> Option<(Kind, &'static DocType)> {
+        Kind::all().find_map(|k| {
+            let found = k.info().doc_types.iter().find(|d| d.doc_type == doc_type)?;
+            Some((k, found))
+        })
     }
 
+    /// The kind one of whose DCQL credential ids is `id`.
     pub fn by_dcql_id(id: &str) -> Option<Kind> {
-        Kind::find(|k| k.dcql_id == id)
+        Kind::find(|k| k.doc_types.iter().any(|d| d.dcql_id == id))
+    }
+
+    /// The DCQL credential id of its first docType: the kind's own id.
+    pub fn dcql_id(self) -> &'static str {
+        self.info().doc_types[0].dcql_id
     }
 }
 
@@ -172,7 +227,7 @@ pub enum Accept {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AcceptError {
-    #[error("unknown credential kind '{0}' (kinds: eu-av, eudi-pid, mdl; or all)")]
+    #[error("unknown credential kind '{0}' (kinds: {names}; or all)", names = KindSet::all().names().join(", "))]
     UnknownKind(String),
     #[error("the list of accepted kinds is empty (name at least one kind, or all)")]
     Empty,
@@ -215,11 +270,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_table_is_interface_section_12s() {
+    fn the_table_holds_every_kind_with_its_doc_types_namespace_and_ids() {
         let rows: Vec<_> = Kind::all()
             .map(|k| {
                 let i = k.info();
-                (i.name, i.doc_type, i.namespace, i.dcql_id)
+                let doc_types: Vec<_> = i
+                    .doc_types
+                    .iter()
+                    .map(|d| (d.doc_type, d.dcql_id))
+                    .collect();
+                (i.name, doc_types, i.namespace)
             })
             .collect();
         assert_eq!(
@@ -227,25 +287,50 @@ mod tests {
             [
                 (
                     "eu-av",
-                    "eu.europa.ec.av.1",
-                    "eu.europa.ec.av.1",
-                    "proof_of_age"
+                    vec![("eu.europa.ec.av.1", "proof_of_age")],
+                    "eu.europa.ec.av.1"
                 ),
                 (
                     "eudi-pid",
-                    "eu.europa.ec.eudi.pid.1",
-                    "eu.europa.ec.eudi.pid.1",
-                    "pid"
+                    vec![("eu.europa.ec.eudi.pid.1", "pid")],
+                    "eu.europa.ec.eudi.pid.1"
                 ),
-                ("mdl", "org.iso.18013.5.1.mDL", "org.iso.18013.5.1", "mdl"),
+                (
+                    "mdl",
+                    vec![("org.iso.18013.5.1.mDL", "mdl")],
+                    "org.iso.18013.5.1"
+                ),
+                (
+                    "google-id",
+                    vec![("com.google.wallet.idcard.1", "google_id")],
+                    "org.iso.18013.5.1"
+                ),
+                (
+                    "photo-id",
+                    vec![
+                        ("org.iso.23220.photoid.1", "photo_id"),
+                        ("org.iso.23220.photoID.1", "photo_id_2")
+                    ],
+                    "org.iso.23220.1"
+                ),
             ]
         );
         for k in Kind::all() {
             assert_eq!(Kind::parse(k.name()), Some(k));
-            assert_eq!(Kind::by_doc_type(k.info().doc_type), Some(k));
-            assert_eq!(Kind::by_dcql_id(k.info().dcql_id), Some(k));
+            for d in k.info().doc_types {
+                assert_eq!(Kind::by_doc_type(d.doc_type), Some((k, d)));
+                assert_eq!(Kind::by_dcql_id(d.dcql_id), Some(k));
+            }
         }
+        assert_eq!(Kind::PHOTO_ID.dcql_id(), "photo_id");
+        assert_eq!(Kind::GOOGLE_ID.name(), "google-id");
         assert_eq!(Kind::parse("EU-AV"), None);
+        assert_eq!(Kind::by_doc_type("org.iso.23220.PHOTOID.1"), None);
+        let ids: std::collections::BTreeSet<_> = KINDS
+            .iter()
+            .flat_map(|k| k.doc_types.iter().map(|d| d.dcql_id))
+            .collect();
+        assert_eq!(ids.len(), 6, "DCQL ids are unique");
     }
 
     #[test]
@@ -262,6 +347,14 @@ mod tests {
         assert_eq!(
             Accept::parse("mdl,passport"),
             Err(AcceptError::UnknownKind("passport".into()))
+        );
+        assert_eq!(
+            AcceptError::UnknownKind("passport".into()).to_string(),
+            "unknown credential kind 'passport' (kinds: eu-av, eudi-pid, mdl, google-id, photo-id; or all)"
+        );
+        assert_eq!(
+            Accept::parse("photo-id,google-id").unwrap().to_stored(),
+            "google-id,photo-id"
         );
         assert!(Accept::parse("all,mdl").is_err());
     }

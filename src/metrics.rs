@@ -95,7 +95,7 @@ impl Metrics {
         let invites_verified = Family::<MethodLabels, Counter>::default();
         registry.register(
             "invites_verified",
-            "Invites verified, by method (eu-av, eudi-pid, mdl, sandbox, verifier)",
+            "Invites verified, by method (a credential kind: eu-av, eudi-pid, mdl, google-id, photo-id; sandbox, verifier)",
             invites_verified.clone(),
         );
         let webhook_attempts = Family::<OutcomeLabels, Counter>::default();

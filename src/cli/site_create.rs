@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, value_name = "FORMAT", default_value = "standard", value_parser = |s: &str| WebhookFormat::parse(s))]
     webhook_format: WebhookFormat,
     /// The kinds of credential the site accepts: all, or a comma-separated list of
-    /// eu-av, eudi-pid, mdl. The gateway asks for those the server also has on.
+    /// eu-av, eudi-pid, mdl, google-id, photo-id. The gateway asks for those the server also has on.
     #[arg(long, value_name = "LIST", default_value = "all", value_parser = |s: &str| Accept::parse(s))]
     accept: Accept,
     /// Print one JSON object instead of text.

@@ -21,7 +21,7 @@ pub struct Args {
     #[arg(long, value_name = "FORMAT", value_parser = |s: &str| WebhookFormat::parse(s))]
     webhook_format: Option<WebhookFormat>,
     /// New list of accepted credential kinds: all, or a comma-separated list of eu-av,
-    /// eudi-pid, mdl; the next request a gateway page makes asks for them.
+    /// eudi-pid, mdl, google-id, photo-id; the next request a gateway page makes asks for them.
     #[arg(long, value_name = "LIST", value_parser = |s: &str| Accept::parse(s))]
     accept: Option<Accept>,
 }

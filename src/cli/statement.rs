@@ -82,11 +82,15 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
                 let _ = writeln!(
                     w,
                     "- **{} (`{kind}`)**: on. The visitor's wallet presents an ISO/IEC 18013-5 \
-                     mdoc of docType `{}` over OpenID for Verifiable Presentations 1.0 or the \
+                     mdoc of docType {} over OpenID for Verifiable Presentations 1.0 or the \
                      Digital Credentials API; agegate checks it itself, under {} trust \
                      anchor(s) of this kind only, listed below.",
                     info.title,
-                    info.doc_type,
+                    info.doc_types
+                        .iter()
+                        .map(|d| format!("`{}`", d.doc_type))
+                        .collect::<Vec<_>>()
+                        .join(" or "),
                     a.len()
                 );
             }

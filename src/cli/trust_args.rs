@@ -24,6 +24,16 @@ pub struct TrustArgs {
     #[arg(long, env = "AGEGATE_MDL_TRUST_ANCHORS", value_name = "PATH")]
     pub mdl_trust_anchors: Option<PathBuf>,
 
+    /// PEM file of the IACA root certificates trusted to issue Google Wallet ID passes
+    /// (com.google.wallet.idcard.1); set, the gateway accepts the google-id kind.
+    #[arg(long, env = "AGEGATE_GOOGLE_ID_TRUST_ANCHORS", value_name = "PATH")]
+    pub google_id_trust_anchors: Option<PathBuf>,
+
+    /// PEM file of the IACA root certificates trusted to issue ISO/IEC 23220 Photo IDs
+    /// (org.iso.23220.photoid.1, or photoID.1); set, the gateway accepts the photo-id kind.
+    #[arg(long, env = "AGEGATE_PHOTO_ID_TRUST_ANCHORS", value_name = "PATH")]
+    pub photo_id_trust_anchors: Option<PathBuf>,
+
     /// A VICAL (ISO/IEC 18013-5 C.1.7, e.g. AAMVA's) whose mDL issuers become mdl
     /// anchors; its signature must chain to --mdl-vical-anchor.
     #[arg(
@@ -73,6 +83,8 @@ impl TrustArgs {
             (Kind::EU_AV, &self.eu_av_trust_anchors),
             (Kind::EUDI_PID, &self.eudi_pid_trust_anchors),
             (Kind::MDL, &self.mdl_trust_anchors),
+            (Kind::GOOGLE_ID, &self.google_id_trust_anchors),
+            (Kind::PHOTO_ID, &self.photo_id_trust_anchors),
         ]
         .into_iter()
         .filter_map(|(kind, path)| Some((kind, path.clone()?)))

@@ -200,28 +200,41 @@ pub fn client_id(response_uri: &str) -> String {
     format!("redirect_uri:{response_uri}")
 }
 
-/// The DCQL query for `kinds` (in the table's order), each asked for the claim
-/// `age_over_NN` (docs/wallets.md#the-wallet-link's form, each kind's id, docType and namespace); with more than
-/// one kind, `credential_sets` lets the wallet answer with any one. Written out by hand
-/// so its key order is the one the docs show. The names are the table's (no
-/// character that JSON escapes).
+/// The DCQL credential queries for `kinds`, in the table's order: one per docType
+/// (docs/wallets.md#one-kind-several-doctypes), each (id, docType, namespace).
+fn credential_queries(kinds: KindSet) -> Vec<(&'static str, &'static str, &'static str)> {
+    kinds
+        .iter()
+        .flat_map(|k| {
+            let info = k.info();
+            info.doc_types
+                .iter()
+                .map(|d| (d.dcql_id, d.doc_type, info.namespace))
+        })
+        .collect()
+}
+
+/// The DCQL query for `kinds`, each docType asked for the claim `age_over_NN`
+/// (docs/wallets.md#the-wallet-link's form, with the table's ids, docTypes and
+/// namespaces); with more than one credential query, `credential_sets` lets the wallet
+/// answer with any one. Written out by hand so its key order is the one the docs show.
+/// The names are the table's (no character that JSON escapes).
 pub fn dcql_query(kinds: KindSet, min_age: MinAge) -> String {
     let claim = min_age.claim();
-    let credentials: Vec<String> = kinds
+    let queries = credential_queries(kinds);
+    let credentials: Vec<String> = queries
         .iter()
-        .map(|k| {
-            let i = k.info();
+        .map(|(id, doc_type, namespace)| {
             format!(
-                r#"{{"id":"{}","format":"mso_mdoc","meta":{{"doctype_value":"{}"}},"claims":[{{"path":["{}","{claim}"]}}]}}"#,
-                i.dcql_id, i.doc_type, i.namespace
+                r#"{{"id":"{id}","format":"mso_mdoc","meta":{{"doctype_value":"{doc_type}"}},"claims":[{{"path":["{namespace}","{claim}"]}}]}}"#,
             )
         })
         .collect();
     let credentials = credentials.join(",");
-    if kinds.len() > 1 {
-        let options: Vec<String> = kinds
+    if queries.len() > 1 {
+        let options: Vec<String> = queries
             .iter()
-            .map(|k| format!(r#"["{}"]"#, k.info().dcql_id))
+            .map(|(id, _, _)| format!(r#"["{id}"]"#))
             .collect();
         format!(
             r#"{{"credentials":[{credentials}],"credential_sets":[{{"options":[{}]}}]}}"#,
@@ -235,23 +248,23 @@ pub fn dcql_query(kinds: KindSet, min_age: MinAge) -> String {
 /// [`dcql_query`] as a JSON value (for the Digital Credentials API's R1).
 pub fn dcql_query_value(kinds: KindSet, min_age: MinAge) -> serde_json::Value {
     let claim = min_age.claim();
-    let credentials: Vec<serde_json::Value> = kinds
+    let queries = credential_queries(kinds);
+    let credentials: Vec<serde_json::Value> = queries
         .iter()
-        .map(|k| {
-            let i = k.info();
+        .map(|(id, doc_type, namespace)| {
             serde_json::json!({
-                "id": i.dcql_id,
+                "id": id,
                 "format": "mso_mdoc",
-                "meta": {"doctype_value": i.doc_type},
-                "claims": [{"path": [i.namespace, claim]}],
+                "meta": {"doctype_value": doc_type},
+                "claims": [{"path": [namespace, claim]}],
             })
         })
         .collect();
     let mut query = serde_json::json!({ "credentials": credentials });
-    if kinds.len() > 1 {
-        let options: Vec<serde_json::Value> = kinds
+    if queries.len() > 1 {
+        let options: Vec<serde_json::Value> = queries
             .iter()
-            .map(|k| serde_json::json!([k.info().dcql_id]))
+            .map(|(id, _, _)| serde_json::json!([id]))
             .collect();
         query["credential_sets"] = serde_json::json!([{ "options": options }]);
     }

@@ -114,7 +114,18 @@ fn wallet_schemes_must_be_uri_schemes() {
 #[test]
 fn methods_round_trip() {
     let names: Vec<_> = VerifyMethod::all().map(VerifyMethod::as_str).collect();
-    assert_eq!(names, ["eu-av", "eudi-pid", "mdl", "verifier", "sandbox"]);
+    assert_eq!(
+        names,
+        [
+            "eu-av",
+            "eudi-pid",
+            "mdl",
+            "google-id",
+            "photo-id",
+            "verifier",
+            "sandbox"
+        ]
+    );
     for m in VerifyMethod::all() {
         assert_eq!(VerifyMethod::parse(m.as_str()), Some(m));
     }
@@ -141,5 +152,32 @@ fn several_kinds_are_one_credential_set_of_single_options() {
             r#"{"id":"mdl","format":"mso_mdoc","meta":{"doctype_value":"org.iso.18013.5.1.mDL"},"claims":[{"path":["org.iso.18013.5.1","age_over_18"]}]}"#,
             r#"],"credential_sets":[{"options":[["proof_of_age"],["mdl"]]}]}"#
         )
+    );
+}
+
+#[test]
+fn a_kind_with_two_doc_types_asks_for_each_as_its_own_credential_query() {
+    assert_eq!(
+        dcql_query(KindSet::one(Kind::PHOTO_ID), MinAge::DEFAULT),
+        concat!(
+            r#"{"credentials":["#,
+            r#"{"id":"photo_id","format":"mso_mdoc","meta":{"doctype_value":"org.iso.23220.photoid.1"},"claims":[{"path":["org.iso.23220.1","age_over_18"]}]},"#,
+            r#"{"id":"photo_id_2","format":"mso_mdoc","meta":{"doctype_value":"org.iso.23220.photoID.1"},"claims":[{"path":["org.iso.23220.1","age_over_18"]}]}"#,
+            r#"],"credential_sets":[{"options":[["photo_id"],["photo_id_2"]]}]}"#
+        )
+    );
+    let with_google: KindSet = [Kind::GOOGLE_ID, Kind::PHOTO_ID].into_iter().collect();
+    let value = dcql_query_value(with_google, MinAge::DEFAULT);
+    assert_eq!(
+        value["credential_sets"],
+        serde_json::json!([{"options": [["google_id"], ["photo_id"], ["photo_id_2"]]}])
+    );
+    assert_eq!(
+        value["credentials"][0]["meta"]["doctype_value"],
+        "com.google.wallet.idcard.1"
+    );
+    assert_eq!(
+        value["credentials"][0]["claims"][0]["path"],
+        serde_json::json!(["org.iso.18013.5.1", "age_over_18"])
     );
 }

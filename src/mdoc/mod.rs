@@ -100,6 +100,8 @@ pub struct Expected<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AgeProof {
     pub kind: Kind,
+    /// The docType presented (one of the kind's; the MSO's is the same).
+    pub doc_type: &'static str,
     pub age_over: u8,
     pub issuer_anchor: [u8; 32],
 }
@@ -151,11 +153,11 @@ pub fn verify_device_response(
         cbor::get(map, "docType").ok()?.as_text().map(str::to_owned)
     };
     let position = documents.iter().enumerate().find_map(|(i, d)| {
-        let kind = doc_type(d).as_deref().and_then(Kind::by_doc_type)?;
-        Some((i, kind, anchors.get(kind)?))
+        let (kind, row) = doc_type(d).as_deref().and_then(Kind::by_doc_type)?;
+        Some((i, kind, row.doc_type, anchors.get(kind)?))
     });
     match (position, documents.first()) {
-        (Some((i, kind, kind_anchors)), _) => {
+        (Some((i, kind, doc_type, kind_anchors)), _) => {
             let doc = documents
                 .get(i)
                 .and_then(cbor::as_map)
@@ -167,7 +169,7 @@ pub fn verify_device_response(
                 .and_then(Raw::array_items)
                 .and_then(|docs| docs.get(i).copied())
                 .ok_or(E::MalformedDeviceResponse("documents"))?;
-            verify_document(doc, raw_doc, expected, kind, kind_anchors)
+            verify_document(doc, raw_doc, expected, (kind, doc_type), kind_anchors)
         }
         (None, None) => Err(E::NoDocument),
         (None, Some(first)) => Err(doc_type(first)
@@ -213,10 +215,9 @@ fn verify_document(
     doc: &[(Value, Value)],
     raw_doc: Raw<'_>,
     expected: &Expected<'_>,
-    kind: Kind,
+    (kind, doc_type): (Kind, &'static str),
     anchors: &TrustAnchors,
 ) -> Result<AgeProof, E> {
-    let doc_type = kind.info().doc_type;
     // Issuer: who signed, whether we trust them, and what they signed.
     let issuer_signed = cbor::get(doc, "issuerSigned")
         .ok()
@@ -309,6 +310,7 @@ fn verify_document(
     let age_over = mso::age_proof(&disclosed, kind.info().namespace, expected.min_age)?;
     Ok(AgeProof {
         kind,
+        doc_type,
         age_over,
         issuer_anchor,
     })

@@ -386,19 +386,19 @@ impl Mint {
         response
     }
 
-    /// The vp_token, keyed by the DCQL id of the document's kind (`proof_of_age` for
+    /// The vp_token, keyed by the DCQL id of the document's docType (`proof_of_age` for
     /// a docType no kind has).
     pub fn vp_token(&self, pki: &Pki) -> String {
-        let id = Kind::by_doc_type(&self.doc_type).map_or("proof_of_age", |k| k.info().dcql_id);
+        let id = Kind::by_doc_type(&self.doc_type).map_or("proof_of_age", |(_, row)| row.dcql_id);
         vp_token_with_id(id, &self.device_response(pki))
     }
 
-    /// A valid presentation of a credential of `kind` (its docType and namespace).
+    /// A valid presentation of a credential of `kind` (its first docType and namespace).
     pub fn of_kind(kind: Kind) -> Mint {
         let info = kind.info();
         Mint {
-            doc_type: info.doc_type.into(),
-            mso_doc_type: info.doc_type.into(),
+            doc_type: info.doc_types[0].doc_type.into(),
+            mso_doc_type: info.doc_types[0].doc_type.into(),
             namespace: info.namespace.into(),
             ..Mint::default()
         }

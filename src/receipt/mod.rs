@@ -56,8 +56,10 @@ impl Transport {
 /// verification provider's report).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Presented {
-    /// The credential's kind: the receipt's `docType` is its.
+    /// The credential's kind.
     pub kind: crate::domain::Kind,
+    /// The docType presented (one of the kind's): the receipt's `docType`.
+    pub doc_type: &'static str,
     /// SHA-256 of the DER of the trust anchor the issuer chained to.
     pub issuer_anchor: [u8; 32],
     pub transport: Transport,
@@ -132,7 +134,7 @@ impl Payload {
             iat: verified.at,
             method: verified.method.to_owned(),
             min_age: evidence.min_age,
-            doc_type: presented.map(|p| p.kind.info().doc_type.to_owned()),
+            doc_type: presented.map(|p| p.doc_type.to_owned()),
             issuer_anchor: presented.map(|p| hex(&p.issuer_anchor)),
             transport: presented.map(|p| p.transport),
             nonce_hash: presented.map(|p| hex(&Sha256::digest(p.nonce.as_bytes()))),

@@ -50,6 +50,7 @@ fn payload() -> Payload {
             min_age: 18,
             presented: Some(Presented {
                 kind: crate::domain::Kind::EU_AV,
+                doc_type: "eu.europa.ec.av.1",
                 issuer_anchor: [7; 32],
                 transport: Transport::OpenId4Vp,
                 nonce: "n-1".into(),

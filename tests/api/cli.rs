@@ -81,7 +81,7 @@ fn list_and_show_describe_sites_without_any_secret() {
     // `all`, the default, written out as the kinds' names (docs/wallets.md#credential-kinds).
     assert_eq!(
         shown["accept"],
-        serde_json::json!(["eu-av", "eudi-pid", "mdl"])
+        serde_json::json!(["eu-av", "eudi-pid", "mdl", "google-id", "photo-id"])
     );
     assert_eq!(shown["redirectUrl"], "https://shop.example/back?x=1");
     assert_eq!(shown["webhookUrl"], "https://shop.example/hooks");
@@ -373,12 +373,27 @@ fn accepted_kinds_are_set_at_create_changed_by_update_and_written_out_in_the_tab
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         show(&db)["accept"],
-        serde_json::json!(["eu-av", "eudi-pid", "mdl"])
+        serde_json::json!(["eu-av", "eudi-pid", "mdl", "google-id", "photo-id"])
     );
     let (_, text, _) = run_cli(&db, &["site", "show", &site.site_id]);
     assert!(
-        text.contains("accepts:      eu-av, eudi-pid, mdl"),
+        text.contains("accepts:      eu-av, eudi-pid, mdl, google-id, photo-id"),
         "{text}"
+    );
+    let (code, _, stderr) = run_cli(
+        &db,
+        &[
+            "site",
+            "update",
+            &site.site_id,
+            "--accept",
+            "photo-id,google-id",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        show(&db)["accept"],
+        serde_json::json!(["google-id", "photo-id"])
     );
     for (bad, names) in [("passport", "passport"), ("", "empty"), ("mdl,,x", "'x'")] {
         let (code, _, stderr) = run_cli(&db, &["site", "update", &site.site_id, "--accept", bad]);
@@ -389,6 +404,7 @@ fn accepted_kinds_are_set_at_create_changed_by_update_and_written_out_in_the_tab
     }
     assert_eq!(
         show(&db)["accept"],
-        serde_json::json!(["eu-av", "eudi-pid", "mdl"])
+        serde_json::json!(["google-id", "photo-id"]),
+        "a refused update changes nothing"
     );
 }

@@ -85,10 +85,13 @@ async fn a_site_created_in_the_console_shows_its_secrets_once_and_they_work_on_t
         &app,
         &session,
         &format!("/admin/sites/{}", site.site_id),
-        "all (eu-av, eudi-pid, mdl)",
+        "all (eu-av, eudi-pid, mdl, google-id, photo-id)",
     )
     .await;
-    assert_eq!(by_id(&page, "accept"), "all (eu-av, eudi-pid, mdl)");
+    assert_eq!(
+        by_id(&page, "accept"),
+        "all (eu-av, eudi-pid, mdl, google-id, photo-id)"
+    );
     // The CLI's rules refuse what it would refuse, and nothing is made.
     let bad = [("name", "Bad"), ("min_age", "120")];
     let resp = post(&app, &session, "/admin/sites", Some(&session.csrf), &bad).await;

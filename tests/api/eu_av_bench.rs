@@ -78,6 +78,7 @@ fn receipts_signed_per_second_on_one_core() {
         min_age: 18,
         presented: Some(Presented {
             kind: agegate::domain::Kind::EU_AV,
+            doc_type: "eu.europa.ec.av.1",
             issuer_anchor: [7; 32],
             transport: Transport::OpenId4Vp,
             nonce: "bm9uY2Utbm9uY2Utbm9uY2U".into(),

@@ -30,6 +30,7 @@ mod helpers;
 mod idempotency;
 mod kinds;
 mod kinds_ops;
+mod kinds_reach;
 mod lifecycle;
 mod limits;
 mod list_by_custom_id;

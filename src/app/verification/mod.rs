@@ -224,6 +224,7 @@ impl Verification<'_> {
             min_age: request.required_age(answering.gateway.min_age).get(),
             presented: Some(Presented {
                 kind: proof.kind,
+                doc_type: proof.doc_type,
                 issuer_anchor: proof.issuer_anchor,
                 transport: answering.transport,
                 nonce: request.nonce.clone(),

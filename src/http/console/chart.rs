@@ -243,7 +243,7 @@ mod tests {
         assert_eq!(d.len(), 3);
         assert_eq!((d[0].day, d[0].created), (9, 0));
         assert_eq!(d[1].created, 5);
-        assert_eq!(d[1].verified, [0, 0, 0, 0, 2]);
+        assert_eq!(d[1].verified, [0, 0, 0, 0, 0, 0, 2]);
         assert_eq!(d[2].expired, 3);
         assert_eq!(
             d[1].summary(),

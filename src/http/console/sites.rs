@@ -25,6 +25,13 @@ struct SitesPage<'a> {
     form: NewSiteForm,
 }
 
+impl SitesPage<'_> {
+    /// The kinds a site may list, from the kinds table.
+    fn kind_names(&self) -> String {
+        crate::domain::KindSet::all().names().join(", ")
+    }
+}
+
 #[derive(Template)]
 #[template(path = "console/site.html")]
 struct SitePage<'a> {

@@ -51,12 +51,16 @@ impl DcApi {
         age: MinAge,
     ) -> DcApiRequests {
         let claim = age.claim();
+        // One docRequest per docType, as the DCQL query has one credential query each.
         let items: Vec<ItemRequest<'_>> = kinds
             .iter()
-            .map(|k| ItemRequest {
-                doc_type: k.info().doc_type,
-                namespace: k.info().namespace,
-                claim: &claim,
+            .flat_map(|k| {
+                let info = k.info();
+                info.doc_types.iter().map(|d| ItemRequest {
+                    doc_type: d.doc_type,
+                    namespace: info.namespace,
+                    claim: &claim,
+                })
             })
             .collect();
         let inputs = RequestInputs {

@@ -50,6 +50,13 @@ pub const PID_NAMESPACE: &str = "eu.europa.ec.eudi.pid.1";
 /// Doctype and namespace of the ISO/IEC 18013-5 mobile driving licence.
 pub const MDL_DOCTYPE: &str = "org.iso.18013.5.1.mDL";
 pub const MDL_NAMESPACE: &str = "org.iso.18013.5.1";
+/// Doctype of Google Wallet's ID pass; its elements are in the mDL's namespace.
+pub const GOOGLE_ID_DOCTYPE: &str = "com.google.wallet.idcard.1";
+/// Doctypes of the ISO/IEC 23220 Photo ID (and an earlier draft's spelling), and the
+/// namespace of its elements.
+pub const PHOTO_ID_DOCTYPE: &str = "org.iso.23220.photoid.1";
+pub const PHOTO_ID_DRAFT_DOCTYPE: &str = "org.iso.23220.photoID.1";
+pub const PHOTO_ID_NAMESPACE: &str = "org.iso.23220.1";
 /// COSE algorithm ES256.
 pub const ES256: i64 = -7;
 
