@@ -64,14 +64,7 @@ impl<F: Field> Interpolator<F> {
 
 /// Σ_j row_j·y_j for each coefficient row.
 pub fn apply<F: Field>(coefficients: &[Vec<F>], y: &[F]) -> Vec<F> {
-    coefficients
-        .iter()
-        .map(|row| {
-            row.iter()
-                .zip(y)
-                .fold(F::ZERO, |acc, (c, v)| acc.add(c.mul(*v)))
-        })
-        .collect()
+    coefficients.iter().map(|row| F::dot(row, y)).collect()
 }
 
 #[cfg(test)]
