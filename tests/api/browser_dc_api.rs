@@ -225,6 +225,42 @@ async fn a_driving_licence_through_the_browsers_dc_api_lands_on_the_redirect_url
     }
 }
 
+/// The kinds of the wallets people hold in the browser, through R2 (Annex C, the path
+/// Safari takes to Apple Wallet): a Google ID pass, and a Photo ID of either spelling,
+/// each from an issuer trusted for its own kind only.
+#[tokio::test]
+async fn a_google_id_and_a_photo_id_of_either_spelling_through_annex_c_land_on_the_redirect_url() {
+    use crate::wallet::{
+        GOOGLE_ID_DOCTYPE, MDL_NAMESPACE, PHOTO_ID_DOCTYPE, PHOTO_ID_DRAFT_DOCTYPE,
+        PHOTO_ID_NAMESPACE,
+    };
+    use agegate::domain::Kind;
+    type Present = fn(Presentation) -> Presentation;
+    let cases: [(Kind, &[&str], Present); 3] = [
+        (Kind::GOOGLE_ID, &[GOOGLE_ID_DOCTYPE], |p| {
+            p.of_doc(GOOGLE_ID_DOCTYPE, MDL_NAMESPACE)
+        }),
+        (
+            Kind::PHOTO_ID,
+            &[PHOTO_ID_DOCTYPE, PHOTO_ID_DRAFT_DOCTYPE],
+            |p| p.of_doc(PHOTO_ID_DOCTYPE, PHOTO_ID_NAMESPACE),
+        ),
+        (
+            Kind::PHOTO_ID,
+            &[PHOTO_ID_DOCTYPE, PHOTO_ID_DRAFT_DOCTYPE],
+            |p| p.of_doc(PHOTO_ID_DRAFT_DOCTYPE, PHOTO_ID_NAMESPACE),
+        ),
+    ];
+    for (kind, doc_types, present) in cases {
+        let issuer = TestIssuer::named("agegate test IACA root", T0);
+        let trust = crate::helpers::trusting(kind, &issuer.ca_pem);
+        let app = crate::helpers::spawn_app_with(|s| s.trust = trust).await;
+        let (case, back_url) = site_with_redirect_on(issuer, app).await;
+        assert_eq!(case.page.r2().doc_types, doc_types);
+        answered_in(case, back_url, "annex-c", present).await;
+    }
+}
+
 /// The wallet declines, then answers for another origin: each time a readable message
 /// stays on the page (it does not reload it away) and the invite stays pending.
 #[tokio::test]
