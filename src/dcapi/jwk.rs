@@ -8,9 +8,7 @@ use p256::elliptic_curve::zeroize::Zeroizing;
 use p256::{PublicKey, SecretKey};
 use serde_json::Value;
 
-use crate::jose::jwk::coordinates;
 use crate::jose::{b64url, Jwk};
-use crate::mdoc::cbor::Enc;
 
 /// Why stored key bytes cannot be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -92,7 +90,7 @@ impl ResponseKey {
 
     /// The public key as a COSE_Key, CBOR `{1: 2, -1: 1, -2: x, -3: y}`.
     pub fn cose_key(&self) -> Vec<u8> {
-        cose_key(&self.public_key())
+        crate::mdoc::cose::p256_cose_key(&self.public)
     }
 
     pub(crate) fn secret(&self) -> &SecretKey {
@@ -100,29 +98,11 @@ impl ResponseKey {
     }
 }
 
-/// CBOR COSE_Key (RFC 9053 section 7.1.1) of an EC2 P-256 key, labels in the deterministic
-/// order (1, -1, -2, -3) so the bytes are the same wherever it is built.
-pub fn cose_key(key: &PublicKey) -> Vec<u8> {
-    const KTY_EC2: i64 = 2;
-    const CRV_P256: i64 = 1;
-    let (x, y) = coordinates(key);
-    let mut enc = Enc::default();
-    enc.map(4)
-        .int(1)
-        .int(KTY_EC2)
-        .int(-1)
-        .int(CRV_P256)
-        .int(-2)
-        .bytes(&x)
-        .int(-3)
-        .bytes(&y);
-    enc.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::test_util::b64;
     use super::*;
+    use crate::jose::jwk::coordinates;
     use p256::elliptic_curve::sec1::ToEncodedPoint;
     use rand::rngs::OsRng;
     use serde_json::json;

@@ -241,7 +241,7 @@ fn r2_signed_reader_auth_covers_transcript_and_items_request() {
             let sign1 =
                 crate::mdoc::cose::Sign1::parse(cbor::get(doc, "readerAuth").expect("auth"))
                     .expect("es256");
-            assert_eq!(sign1.payload, None);
+            assert_eq!(sign1.payload(), None);
             assert!(sign1.verify(&leaf_key, Some(&payload)));
             let other = transcript::annex_c(&r.encryption_info, "https://evil.example");
             assert!(!sign1.verify(

@@ -3,12 +3,11 @@
 //! request object (OpenID4VP) and ISO/IEC 18013-5 `readerAuth` (a COSE_Sign1 with
 //! detached payload). Signatures are deterministic (RFC 6979), so signing needs no RNG.
 
-use p256::ecdsa::signature::Signer;
-use p256::ecdsa::{Signature, SigningKey};
+use p256::ecdsa::SigningKey;
 use sha2::{Digest, Sha256};
 
 use crate::jose::{self, b64url};
-use crate::mdoc::cbor::Enc;
+use crate::mdoc::cose;
 use crate::mdoc::x509::{CertError, EcKey, ParsedCert};
 
 /// Why a key and chain cannot sign requests.
@@ -73,12 +72,6 @@ impl RequestSigner {
         format!("x509_hash:{}", b64url(&Sha256::digest(leaf)))
     }
 
-    /// ES256 over `message`: raw `r ‖ s`, 64 bytes, as COSE (RFC 9053 section 2.1) writes it.
-    fn sign(&self, message: &[u8]) -> [u8; 64] {
-        let signature: Signature = self.key.sign(message);
-        signature.to_bytes().into()
-    }
-
     /// A JWS compact serialization of `payload` with header `{"alg": "ES256", "typ": typ,
     /// "x5c": [standard base64 DER, …]}` (RFC 7515 section 4.1.6: x5c is not base64url).
     pub(crate) fn jws(&self, typ: &str, payload: &[u8]) -> String {
@@ -88,41 +81,10 @@ impl RequestSigner {
         jose::sign_es256(&self.key, header, payload)
     }
 
-    /// `ReaderAuth`: an untagged COSE_Sign1 (as ISO/IEC 18013-5 sends it) with protected
-    /// header `{1: -7}` (ES256), unprotected `{33: x5chain}` (one bstr for a single
-    /// certificate, else an array, RFC 9360), nil payload, and the signature over
-    /// `Sig_structure = ["Signature1", protected, h'', detached_payload]`.
+    /// `ReaderAuth` over `detached_payload`: an untagged COSE_Sign1, ES256, x5chain
+    /// in the unprotected header, nil payload (`crate::mdoc::cose` builds it).
     pub(crate) fn cose_sign1_detached(&self, detached_payload: &[u8]) -> Vec<u8> {
-        const LABEL_ALG: i64 = 1;
-        const ALG_ES256: i64 = -7;
-        const LABEL_X5CHAIN: i64 = 33;
-        let mut protected = Enc::default();
-        protected.map(1).int(LABEL_ALG).int(ALG_ES256);
-        let protected = protected.finish();
-        let mut sig_structure = Enc::default();
-        sig_structure
-            .array(4)
-            .text("Signature1")
-            .bytes(&protected)
-            .bytes(&[])
-            .bytes(detached_payload);
-        let signature = self.sign(&sig_structure.finish());
-
-        let mut enc = Enc::default();
-        enc.array(4).bytes(&protected).map(1).int(LABEL_X5CHAIN);
-        match self.chain.as_slice() {
-            [single] => {
-                enc.bytes(single);
-            }
-            chain => {
-                enc.array(chain.len());
-                for der in chain {
-                    enc.bytes(der);
-                }
-            }
-        }
-        enc.null().bytes(&signature);
-        enc.finish()
+        cose::sign1_detached_es256(&self.key, &self.chain, detached_payload)
     }
 }
 
@@ -188,7 +150,7 @@ pub(crate) mod tests {
         let sign1 = signer.cose_sign1_detached(b"reader authentication bytes");
         let value = crate::mdoc::cbor::decode(&sign1).expect("cbor");
         let parsed = crate::mdoc::cose::Sign1::parse(&value).expect("es256 sign1");
-        assert_eq!(parsed.payload, None);
+        assert_eq!(parsed.payload(), None);
         assert!(parsed.verify(
             signer.key.verifying_key(),
             Some(b"reader authentication bytes")

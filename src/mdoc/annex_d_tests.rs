@@ -50,7 +50,7 @@ fn document(bytes: &[u8]) -> (Value, Raw<'_>) {
     (doc, raw)
 }
 
-fn issuer_auth(doc: &Value) -> Sign1<'_> {
+fn issuer_auth(doc: &Value) -> Sign1 {
     Sign1::parse(field(field(doc, "issuerSigned"), "issuerAuth")).expect("an ES256 COSE_Sign1")
 }
 
@@ -108,7 +108,8 @@ fn annex_d_certificate_validity_is_read_from_the_certificate() {
 fn annex_d_mso_parses_with_its_tag_0_validity_and_device_key() {
     let bytes = device_response();
     let (doc, _) = document(&bytes);
-    let payload = issuer_auth(&doc).payload.unwrap();
+    let issuer_auth = issuer_auth(&doc);
+    let payload = issuer_auth.payload().unwrap();
     let mso = parse_mso(payload, MDL, NOW).expect("the MSO parses");
     // The static device key of Annex D.
     let point = mso.device_key.to_encoded_point(false);
@@ -141,7 +142,7 @@ fn annex_d_mso_parses_with_its_tag_0_validity_and_device_key() {
 fn annex_d_value_digests_match_every_disclosed_item() {
     let bytes = device_response();
     let (doc, raw_doc) = document(&bytes);
-    let mso = parse_mso(issuer_auth(&doc).payload.unwrap(), MDL, NOW).unwrap();
+    let mso = parse_mso(issuer_auth(&doc).payload().unwrap(), MDL, NOW).unwrap();
     let namespaces = field(field(&doc, "issuerSigned"), "nameSpaces");
     let raw_namespaces = raw_doc
         .get("issuerSigned")

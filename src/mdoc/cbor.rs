@@ -55,11 +55,6 @@ pub(crate) fn get<'a>(map: &'a [(Value, Value)], key: &str) -> Result<&'a Value,
     unique(map, |k| k.as_text() == Some(key))
 }
 
-/// The value under integer key `key` (COSE labels).
-pub(crate) fn get_int(map: &[(Value, Value)], key: i64) -> Result<&Value, Lookup> {
-    unique(map, |k| int(k) == Some(key))
-}
-
 fn unique(map: &[(Value, Value)], is_key: impl Fn(&Value) -> bool) -> Result<&Value, Lookup> {
     let mut found = map.iter().filter(|(k, _)| is_key(k)).map(|(_, v)| v);
     match (found.next(), found.next()) {
@@ -67,13 +62,6 @@ fn unique(map: &[(Value, Value)], is_key: impl Fn(&Value) -> bool) -> Result<&Va
         (Some(_), Some(_)) => Err(Lookup::Duplicate),
         (None, _) => Err(Lookup::Absent),
     }
-}
-
-/// An integer that fits i64.
-pub(crate) fn int(value: &Value) -> Option<i64> {
-    value
-        .as_integer()
-        .and_then(|i| i64::try_from(i128::from(i)).ok())
 }
 
 /// An unsigned integer.
@@ -229,6 +217,5 @@ mod tests {
         ];
         assert_eq!(get(&map, "a"), Err(Lookup::Duplicate));
         assert_eq!(get(&map, "b"), Err(Lookup::Absent));
-        assert_eq!(get_int(&map, 1), Ok(&Value::from(3)));
     }
 }

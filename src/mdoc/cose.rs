@@ -1,17 +1,22 @@
 //! COSE_Sign1 (RFC 9052), ES256 for presentations (ES384 too for a VICAL, see
-//! [`Sign1::parse_any_alg`]), and EC2 P-256 COSE_Key.
+//! [`Sign1::parse_any_alg`]), and EC2 P-256 COSE_Key, through the `coset` crate: it
+//! keeps the protected header's bytes as received and builds the Sig_structure. What
+//! stays here is the ISO/IEC 18013-5 rules: which algorithms, where x5chain is, and
+//! errors that name the part at fault.
 
 use ciborium::Value;
-use p256::ecdsa::signature::Verifier;
-use p256::ecdsa::{Signature, VerifyingKey};
+use coset::iana::{self, EnumI64};
+use coset::{
+    AsCborValue, CborSerializable, CoseKey, CoseKeyBuilder, CoseSign1, CoseSign1Builder,
+    HeaderBuilder, KeyType, Label,
+};
+use p256::ecdsa::signature::{Signer, Verifier};
+use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
 
-use super::cbor::{self, Enc, Lookup};
 use super::x509::EcKey;
 use super::PresentationError;
 
 /// COSE header labels and values used here (RFC 9052, RFC 9053, RFC 9360).
-const LABEL_ALG: i64 = 1;
-const LABEL_CRIT: i64 = 2;
 const LABEL_X5CHAIN: i64 = 33;
 pub(crate) const ALG_ES256: i64 = -7;
 pub(crate) const ALG_ES384: i64 = -35;
@@ -26,22 +31,17 @@ pub(crate) enum Sign1Error {
     NotEs256,
 }
 
-/// A parsed COSE_Sign1. `protected` is the header bstr exactly as received: the
-/// signature covers those bytes, so they are never re-encoded.
+/// A parsed COSE_Sign1; the protected header keeps its bytes as received, since the
+/// signature covers those bytes.
 #[derive(Debug)]
-pub(crate) struct Sign1<'a> {
-    pub protected: &'a [u8],
-    protected_map: Vec<(Value, Value)>,
-    unprotected: &'a [(Value, Value)],
-    /// None for a detached (nil) payload.
-    pub payload: Option<&'a [u8]>,
-    signature: &'a [u8],
+pub(crate) struct Sign1 {
+    inner: CoseSign1,
 }
 
-impl<'a> Sign1<'a> {
+impl Sign1 {
     /// Parses a COSE_Sign1 (tag 18 optional, as ISO/IEC 18013-5 sends it untagged) and
     /// requires `alg: ES256` in the protected header (ISO forbids it elsewhere).
-    pub(crate) fn parse(value: &'a Value) -> Result<Sign1<'a>, Sign1Error> {
+    pub(crate) fn parse(value: &Value) -> Result<Sign1, Sign1Error> {
         match Sign1::parse_any_alg(value)? {
             (sign1, Some(ALG_ES256)) => Ok(sign1),
             _ => Err(Sign1Error::NotEs256),
@@ -51,11 +51,13 @@ impl<'a> Sign1<'a> {
     /// Parses a COSE_Sign1 as [`Sign1::parse`] does, whatever its algorithm: returns it
     /// with the protected header's `alg` (None when absent or not an integer), for the
     /// caller to judge.
-    pub(crate) fn parse_any_alg(value: &'a Value) -> Result<(Sign1<'a>, Option<i64>), Sign1Error> {
+    pub(crate) fn parse_any_alg(value: &Value) -> Result<(Sign1, Option<i64>), Sign1Error> {
         let value = match value {
             Value::Tag(COSE_SIGN1_TAG, inner) => inner.as_ref(),
             other => other,
         };
+        // The parts' types are checked first so that the error names the part; coset
+        // then decodes the headers (refusing repeated labels).
         let [protected, unprotected, payload, signature] = value
             .as_array()
             .map(Vec::as_slice)
@@ -63,159 +65,182 @@ impl<'a> Sign1<'a> {
         else {
             return Err(Sign1Error::Malformed("not a four-element cose_sign1"));
         };
-        let protected = protected
-            .as_bytes()
-            .ok_or(Sign1Error::Malformed("protected header is not a bstr"))?;
-        // RFC 9052 section 3: a zero-length bstr stands for an empty header map.
-        let protected_map = if protected.is_empty() {
-            Vec::new()
-        } else {
-            match cbor::decode(protected) {
-                Some(Value::Map(m)) => m,
-                _ => return Err(Sign1Error::Malformed("protected header is not a cbor map")),
-            }
-        };
-        let unprotected = cbor::as_map(unprotected)
-            .ok_or(Sign1Error::Malformed("unprotected header is not a map"))?;
-        let payload = match payload {
-            Value::Null => None,
-            Value::Bytes(b) => Some(b.as_slice()),
-            _ => return Err(Sign1Error::Malformed("payload is neither bstr nor nil")),
-        };
-        let signature = signature
-            .as_bytes()
-            .ok_or(Sign1Error::Malformed("signature is not a bstr"))?;
-        let alg = match cbor::get_int(&protected_map, LABEL_ALG) {
-            Ok(alg) => cbor::int(alg),
-            Err(Lookup::Absent) => None,
-            Err(Lookup::Duplicate) => {
-                return Err(Sign1Error::Malformed("duplicate alg in protected header"))
-            }
-        };
+        if !protected.is_bytes() {
+            return Err(Sign1Error::Malformed("protected header is not a bstr"));
+        }
+        if !unprotected.is_map() {
+            return Err(Sign1Error::Malformed("unprotected header is not a map"));
+        }
+        if !(payload.is_null() || payload.is_bytes()) {
+            return Err(Sign1Error::Malformed("payload is neither bstr nor nil"));
+        }
+        if !signature.is_bytes() {
+            return Err(Sign1Error::Malformed("signature is not a bstr"));
+        }
+        let inner = CoseSign1::from_cbor_value(value.clone()).map_err(|_| {
+            Sign1Error::Malformed("a header is not a cose header map, or repeats a label")
+        })?;
         // RFC 9052 section 3.1: parameters marked critical must be understood; we know none.
-        if !matches!(
-            cbor::get_int(&protected_map, LABEL_CRIT),
-            Err(Lookup::Absent)
-        ) {
+        if !inner.protected.header.crit.is_empty() {
             return Err(Sign1Error::Malformed(
                 "critical header parameters are not supported",
             ));
         }
-        let sign1 = Sign1 {
-            protected,
-            protected_map,
-            unprotected,
-            payload,
-            signature: signature.as_slice(),
+        let alg = match &inner.protected.header.alg {
+            Some(coset::Algorithm::Assigned(alg)) => Some(alg.to_i64()),
+            Some(coset::Algorithm::PrivateUse(alg)) => Some(*alg),
+            Some(coset::Algorithm::Text(_)) | None => None,
         };
-        Ok((sign1, alg))
+        Ok((Sign1 { inner }, alg))
+    }
+
+    /// The attached payload; None for a detached (nil) one.
+    pub(crate) fn payload(&self) -> Option<&[u8]> {
+        self.inner.payload.as_deref()
     }
 
     /// The x5chain header (label 33): one certificate as a bstr, or an array of them,
     /// the first being the signer's. ISO/IEC 18013-5 puts it in the unprotected header;
     /// RFC 9360 also allows the protected one.
     pub(crate) fn x5chain_leaf(&self) -> Result<&[u8], PresentationError> {
-        let found = match cbor::get_int(self.unprotected, LABEL_X5CHAIN) {
-            Err(Lookup::Absent) => cbor::get_int(&self.protected_map, LABEL_X5CHAIN),
-            other => other,
-        };
-        match found {
-            Ok(Value::Bytes(der)) => Ok(der.as_slice()),
-            Ok(Value::Array(chain)) => match chain.first() {
+        match self.x5chain_value() {
+            Some(Value::Bytes(der)) => Ok(der.as_slice()),
+            Some(Value::Array(chain)) => match chain.first() {
                 Some(Value::Bytes(der)) => Ok(der.as_slice()),
                 Some(_) => Err(PresentationError::MalformedCertificate),
                 None => Err(PresentationError::MissingCertificate),
             },
-            Ok(_) | Err(Lookup::Duplicate) => Err(PresentationError::MalformedCertificate),
-            Err(Lookup::Absent) => Err(PresentationError::MissingCertificate),
+            Some(_) => Err(PresentationError::MalformedCertificate),
+            None => Err(PresentationError::MissingCertificate),
         }
     }
 
-    /// Verifies the ES256 signature over `Sig_structure = ["Signature1", protected,
-    /// external_aad = h'', payload]`, with `detached` as the payload when the structure
-    /// carries none. The signature is raw `r || s` (64 bytes), as COSE defines it.
+    fn x5chain_value(&self) -> Option<&Value> {
+        fn find(rest: &[(Label, Value)]) -> Option<&Value> {
+            rest.iter()
+                .find(|(label, _)| *label == Label::Int(LABEL_X5CHAIN))
+                .map(|(_, value)| value)
+        }
+        find(&self.inner.unprotected.rest).or_else(|| find(&self.inner.protected.header.rest))
+    }
+
+    /// `Sig_structure = ["Signature1", protected, external_aad = h'', payload]`, with
+    /// `detached` as the payload when the structure carries none.
+    fn signed_data(&self, detached: Option<&[u8]>) -> Option<Vec<u8>> {
+        match (&self.inner.payload, detached) {
+            (Some(_), _) => Some(self.inner.tbs_data(&[])),
+            (None, Some(detached)) => Some(self.inner.tbs_detached_data(detached, &[])),
+            (None, None) => None,
+        }
+    }
+
+    /// Verifies the ES256 signature (raw `r || s`, 64 bytes, as COSE defines it), with
+    /// `detached` as the payload when the structure carries none.
     pub(crate) fn verify(&self, key: &VerifyingKey, detached: Option<&[u8]>) -> bool {
-        let Some(signed) = self.sig_structure(detached) else {
+        let Some(signed) = self.signed_data(detached) else {
             return false;
         };
-        let Ok(signature) = Signature::from_slice(self.signature) else {
-            return false;
-        };
-        key.verify(&signed, &signature).is_ok()
+        Signature::from_slice(&self.inner.signature)
+            .is_ok_and(|signature| key.verify(&signed, &signature).is_ok())
     }
 
     /// Verifies the signature over the attached payload with a P-256 key (ES256: raw
     /// 64-byte `r || s`, SHA-256) or a P-384 key (ES384: 96 bytes, SHA-384). Which
     /// algorithm the header must name for which key is the caller's rule.
     pub(crate) fn verify_ec(&self, key: &EcKey) -> bool {
-        let Some(signed) = self.sig_structure(None) else {
+        if self.inner.payload.is_none() {
             return false;
-        };
+        }
+        let signed = self.inner.tbs_data(&[]);
+        let signature = &self.inner.signature;
         match key {
             EcKey::P256(k) => {
-                Signature::from_slice(self.signature).is_ok_and(|s| k.verify(&signed, &s).is_ok())
+                Signature::from_slice(signature).is_ok_and(|s| k.verify(&signed, &s).is_ok())
             }
-            EcKey::P384(k) => p384::ecdsa::Signature::from_slice(self.signature)
+            EcKey::P384(k) => p384::ecdsa::Signature::from_slice(signature)
                 .is_ok_and(|s| k.verify(&signed, &s).is_ok()),
         }
-    }
-
-    /// `Sig_structure = ["Signature1", protected, external_aad = h'', payload]`, with
-    /// `detached` as the payload when the structure carries none.
-    fn sig_structure(&self, detached: Option<&[u8]>) -> Option<Vec<u8>> {
-        let payload = self.payload.or(detached)?;
-        let mut enc = Enc::default();
-        enc.array(4)
-            .text("Signature1")
-            .bytes(self.protected)
-            .bytes(&[])
-            .bytes(payload);
-        Some(enc.finish())
     }
 
     /// Every certificate of the x5chain header (label 33), the signer's first: a bstr
     /// (one certificate) or a non-empty array of bstrs, looked up as
     /// [`Sign1::x5chain_leaf`] does. None when absent; Err when ill-formed.
     pub(crate) fn x5chain(&self) -> Option<Result<Vec<&[u8]>, &'static str>> {
-        let found = match cbor::get_int(self.unprotected, LABEL_X5CHAIN) {
-            Err(Lookup::Absent) => cbor::get_int(&self.protected_map, LABEL_X5CHAIN),
-            other => other,
-        };
-        Some(match found {
-            Err(Lookup::Absent) => return None,
-            Err(Lookup::Duplicate) => Err("x5chain appears twice"),
-            Ok(Value::Bytes(der)) => Ok(vec![der.as_slice()]),
-            Ok(Value::Array(chain)) if chain.is_empty() => Err("x5chain is an empty array"),
-            Ok(Value::Array(chain)) => chain
+        Some(match self.x5chain_value()? {
+            Value::Bytes(der) => Ok(vec![der.as_slice()]),
+            Value::Array(chain) if chain.is_empty() => Err("x5chain is an empty array"),
+            Value::Array(chain) => chain
                 .iter()
                 .map(|c| c.as_bytes().map(Vec::as_slice))
                 .collect::<Option<Vec<_>>>()
                 .ok_or("x5chain holds a non-bstr"),
-            Ok(_) => Err("x5chain is neither bstr nor array"),
+            _ => Err("x5chain is neither bstr nor array"),
         })
     }
+}
+
+/// An untagged COSE_Sign1 (as ISO/IEC 18013-5 sends `readerAuth`) by `key`: protected
+/// header `{1: -7}` (ES256), unprotected `{33: x5chain}` (one bstr for a single
+/// certificate, else an array, RFC 9360), nil payload, the ES256 signature (RFC 6979,
+/// deterministic) over the Sig_structure with `detached_payload`.
+pub(crate) fn sign1_detached_es256(
+    key: &SigningKey,
+    chain: &[Vec<u8>],
+    detached_payload: &[u8],
+) -> Vec<u8> {
+    let x5chain = match chain {
+        [single] => Value::Bytes(single.clone()),
+        chain => Value::Array(chain.iter().cloned().map(Value::Bytes).collect()),
+    };
+    CoseSign1Builder::new()
+        .protected(
+            HeaderBuilder::new()
+                .algorithm(iana::Algorithm::ES256)
+                .build(),
+        )
+        .unprotected(HeaderBuilder::new().value(LABEL_X5CHAIN, x5chain).build())
+        .create_detached_signature(detached_payload, &[], |signed| {
+            let signature: Signature = key.sign(signed);
+            signature.to_vec()
+        })
+        .build()
+        .to_vec()
+        // Encoding a structure built here into a Vec does not fail.
+        .unwrap_or_default()
 }
 
 /// A COSE_Key that is EC2 (kty 2) on P-256 (crv 1) with 32-byte x and y. Compressed
 /// points (y as a bool) are not accepted: ISO/IEC 18013-5 devices send both.
 pub(crate) fn p256_key(value: &Value) -> Option<VerifyingKey> {
-    const KTY: i64 = 1;
-    const CRV: i64 = -1;
-    const X: i64 = -2;
-    const Y: i64 = -3;
-    let map = cbor::as_map(value)?;
-    let field = |label| cbor::get_int(map, label).ok();
-    if field(KTY).and_then(cbor::int) != Some(2) || field(CRV).and_then(cbor::int) != Some(1) {
+    let key = CoseKey::from_cbor_value(value.clone()).ok()?;
+    if key.kty != KeyType::Assigned(iana::KeyType::EC2) {
         return None;
     }
-    let x = field(X)?.as_bytes().filter(|b| b.len() == 32)?;
-    let y = field(Y)?.as_bytes().filter(|b| b.len() == 32)?;
-    let mut sec1 = [0u8; 65];
-    sec1[0] = 0x04;
-    sec1.get_mut(1..33)?.copy_from_slice(x);
-    sec1.get_mut(33..65)?.copy_from_slice(y);
-    // Rejects points not on the curve and the identity.
-    VerifyingKey::from_sec1_bytes(&sec1).ok()
+    let param = |label: iana::Ec2KeyParameter| {
+        key.params
+            .iter()
+            .find(|(l, _)| *l == Label::Int(label.to_i64()))
+            .map(|(_, value)| value)
+    };
+    if param(iana::Ec2KeyParameter::Crv)?.as_integer()
+        != Some(iana::EllipticCurve::P_256.to_i64().into())
+    {
+        return None;
+    }
+    let x = param(iana::Ec2KeyParameter::X)?.as_bytes()?;
+    let y = param(iana::Ec2KeyParameter::Y)?.as_bytes()?;
+    crate::jose::jwk::public_key_from_xy(x, y).map(VerifyingKey::from)
+}
+
+/// CBOR COSE_Key (RFC 9053 section 7.1.1) of an EC2 P-256 public key: `{1: 2, -1: 1,
+/// -2: x, -3: y}`, in that (deterministic) order wherever it is built.
+pub(crate) fn p256_cose_key(key: &p256::PublicKey) -> Vec<u8> {
+    let (x, y) = crate::jose::jwk::coordinates(key);
+    CoseKeyBuilder::new_ec2_pub_key(iana::EllipticCurve::P_256, x.to_vec(), y.to_vec())
+        .build()
+        .to_vec()
+        // Encoding a key built here into a Vec does not fail.
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -238,7 +238,7 @@ fn verify_document(
         return Err(E::UnsupportedIssuerKey);
     };
     let mso_bytes = issuer_auth
-        .payload
+        .payload()
         .ok_or(E::MalformedIssuerAuth("payload is detached"))?;
     if !issuer_auth.verify(issuer_key, None) {
         return Err(E::IssuerSignatureInvalid);
@@ -294,7 +294,7 @@ fn verify_document(
         Sign1Error::Malformed(what) => E::MalformedDeviceSignature(what),
         Sign1Error::NotEs256 => E::UnsupportedDeviceAlgorithm,
     })?;
-    if device_signature.payload.is_some() {
+    if device_signature.payload().is_some() {
         return Err(E::MalformedDeviceSignature("payload is not detached"));
     }
     let signed = transcript::device_authentication_bytes(

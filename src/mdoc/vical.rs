@@ -171,7 +171,7 @@ pub fn mdl_anchors(
         (EcKey::P256(_), Some(ALG_ES256)) | (EcKey::P384(_), Some(ALG_ES384)) => {}
         _ => return Err(E::AlgorithmKeyMismatch),
     }
-    let payload = sign1.payload.ok_or(E::DetachedPayload)?;
+    let payload = sign1.payload().ok_or(E::DetachedPayload)?;
     if !sign1.verify_ec(&signer.key) {
         return Err(E::SignatureInvalid);
     }
