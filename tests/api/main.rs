@@ -31,6 +31,7 @@ mod idempotency;
 mod kinds;
 mod kinds_ops;
 mod kinds_reach;
+mod kinds_reach_ops;
 mod lifecycle;
 mod limits;
 mod list_by_custom_id;
