@@ -39,8 +39,8 @@ pub(crate) fn clmul(job: Job<'_>) -> (u128, u128) {
 #[allow(unsafe_code)]
 fn clmul_pclmul(job: Job<'_>) -> (u128, u128) {
     use core::arch::x86_64::{
-        __m128i, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
-        _mm_unpackhi_epi64, _mm_xor_si128,
+        __m128i, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
+        _mm_slli_si128, _mm_srli_si128, _mm_storeu_si128, _mm_unpackhi_epi64, _mm_xor_si128,
     };
     #[target_feature(enable = "pclmulqdq,sse2")]
     unsafe fn inner(job: Job<'_>) -> (u128, u128) {
@@ -65,6 +65,22 @@ fn clmul_pclmul(job: Job<'_>) -> (u128, u128) {
             let mid = store(kara) ^ lo ^ hi;
             (lo ^ (mid << 64), hi ^ (mid >> 64))
         };
+        // One reduced product, in registers: join the Karatsuba parts, then fold the high
+        // half in with two products by x^7+x^2+x+1 (the first fold's 7-bit spill, then the rest).
+        let poly = _mm_set_epi64x(0, 0x87);
+        let product = |x: __m128i, y: __m128i| {
+            let (lo, hi, kara) = parts(x, y);
+            let mid = _mm_xor_si128(kara, _mm_xor_si128(lo, hi));
+            let lo = _mm_xor_si128(lo, _mm_slli_si128::<8>(mid));
+            let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(mid));
+            let top = _mm_clmulepi64_si128::<0x01>(hi, poly);
+            let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(top));
+            let low = _mm_clmulepi64_si128::<0x00>(hi, poly);
+            store(_mm_xor_si128(
+                _mm_xor_si128(lo, low),
+                _mm_slli_si128::<8>(top),
+            ))
+        };
         match job {
             Job::Dot(a, b) => {
                 let (mut lo, mut hi, mut kara) = (
@@ -83,17 +99,13 @@ fn clmul_pclmul(job: Job<'_>) -> (u128, u128) {
             Job::Scale(v, s) => {
                 let s = load(&s.0);
                 for x in v.iter_mut() {
-                    let (l, h, k) = parts(load(&x.0), s);
-                    let (lo, hi) = join(l, h, k);
-                    x.0 = reduce(lo, hi);
+                    x.0 = product(load(&x.0), s);
                 }
                 (0, 0)
             }
             Job::Mul(a, b) => {
                 for (x, y) in a.iter_mut().zip(b) {
-                    let (l, h, k) = parts(load(&x.0), load(&y.0));
-                    let (lo, hi) = join(l, h, k);
-                    x.0 = reduce(lo, hi);
+                    x.0 = product(load(&x.0), load(&y.0));
                 }
                 (0, 0)
             }
