@@ -233,7 +233,7 @@ impl RetentionStore for SqliteStore {
 #[async_trait::async_trait]
 impl AdminStore for SqliteStore {
     async fn ping(&self) -> StoreResult<()> {
-        self.pool.write(health::probe).await
+        self.pool.write(|tx| health::probe(tx)).await
     }
 
     async fn begin_site_delete(&self, site: SiteId) -> StoreResult<bool> {

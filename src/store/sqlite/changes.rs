@@ -1,11 +1,13 @@
 //! What a change of an invite writes besides the invite: its webhook event, in the same
-//! transaction, and its count for the overview (`tally`). Every path that verifies or
-//! expires an invite comes through here, so none can forget the event (the invite cache needs no call: the writer's connection
-//! evicts by trigger, see `writer_conn`).
+//! transaction, and its count for the overview (a note for the batch's hooks, `tally`).
+//! Every path that verifies or expires an invite comes through here, so none can forget
+//! either (the invite cache needs no call: the writer's connection evicts by trigger, see
+//! `writer_conn`).
 
 use rusqlite::{params, Connection};
 
-use super::tally;
+use super::hooks::Tx;
+use super::tally::Changed;
 use crate::clock::UnixTime;
 use crate::domain::webhook::{EventId, EventType};
 use crate::domain::{InviteId, SiteId, WebhookFormat};
@@ -42,18 +44,21 @@ pub fn record_event(
 
 /// Stores `record` as expired (since `settled_at`), with its `invite.expired` event at `now`.
 pub fn write_expired(
-    conn: &Connection,
+    tx: &mut Tx<'_>,
     record: &InviteRecord,
     settled_at: UnixTime,
     now: UnixTime,
 ) -> StoreResult<()> {
-    conn.prepare_cached(
+    tx.prepare_cached(
         "UPDATE invites SET status = 'expired', settled_at = ?2 WHERE invite_id = ?1",
     )?
     .execute(params![record.id.as_str(), settled_at])?;
-    tally::note(TallyEvent::Expired, settled_at);
+    tx.note(Changed {
+        event: TallyEvent::Expired,
+        at: settled_at,
+    });
     record_event(
-        conn,
+        tx,
         record.site_id,
         &record.id,
         EventType::InviteExpired,
@@ -64,23 +69,23 @@ pub fn write_expired(
 /// Stores `record` as verified at `now`, with its receipt (signed with the current
 /// receipt key) and its `invite.verified` event.
 pub fn write_verified(
-    conn: &Connection,
+    tx: &mut Tx<'_>,
     record: &InviteRecord,
     evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<()> {
-    let (key, new) = transitions::receipt_key(super::receipts::signing_key(conn)?, now)?;
+    let (key, new) = transitions::receipt_key(super::receipts::signing_key(tx)?, now)?;
     // No key signs only where there is no key at all (a first key and a rotation on an
     // empty table sign at once), so the new key is always the first.
     if let Some(new) = new {
-        if !super::receipts::add_first_key(conn, &new)? {
+        if !super::receipts::add_first_key(tx, &new)? {
             return Err(crate::store::StoreError::Corrupt(
                 "receipt keys stored, none signing".into(),
             ));
         }
     }
     let receipt = transitions::receipt(record, evidence, now, &key);
-    conn.prepare_cached(
+    tx.prepare_cached(
         "UPDATE invites
          SET status = 'verified', verified_at = ?2, verified_method = ?3, settled_at = ?2,
              receipt = ?4
@@ -93,10 +98,13 @@ pub fn write_verified(
         receipt
     ])?;
     if let Some(method) = record.method {
-        tally::note(TallyEvent::Verified(method), now);
+        tx.note(Changed {
+            event: TallyEvent::Verified(method),
+            at: now,
+        });
     }
     record_event(
-        conn,
+        tx,
         record.site_id,
         &record.id,
         EventType::InviteVerified,

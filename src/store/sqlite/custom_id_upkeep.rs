@@ -111,9 +111,10 @@ impl Upkeep {
         }
     }
 
-    /// One batch's share, in the batch's transaction, after its `jobs`. On an error
-    /// nothing of it stays and the merges under way are forgotten, as after a failed
-    /// commit ([`Self::forget`]).
+    /// One batch's share, in the batch's transaction, after its jobs, which created
+    /// `jobs` invites (each may have stored an entry, and each earns the merges their
+    /// moves). On an error nothing of it stays and the merges under way are forgotten, as
+    /// after a failed commit ([`Self::forget`]).
     pub fn run(&mut self, conn: &Connection, jobs: usize) {
         if !*self.tables.get_or_insert_with(|| has_tables(conn)) {
             return;

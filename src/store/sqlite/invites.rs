@@ -4,7 +4,9 @@
 
 use rusqlite::{params, Connection};
 
-use super::{all, changes, custom_ids, one, tally};
+use super::hooks::Tx;
+use super::tally::Changed;
+use super::{all, changes, custom_ids, one};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::{self, Repeat};
 use crate::domain::{IdempotentRequest, InviteId, SiteId, VerifyMethod};
@@ -19,13 +21,13 @@ use crate::store::{
 /// The single writer runs one create at a time, so a repeat of a key finds the first's
 /// row (committed, or earlier in the same group commit) and replays it.
 pub fn create(
-    conn: &Connection,
+    tx: &mut Tx<'_>,
     invite: &NewInvite,
     key: Option<&IdempotentRequest>,
 ) -> StoreResult<CreateOutcome> {
     if let Some(key) = key {
         let remembered = one(
-            conn,
+            tx,
             &format!(
                 "SELECT {REMEMBERED_KEY_COLUMNS} FROM idempotency_keys
                  WHERE site_id = ?1 AND key = ?2"
@@ -37,18 +39,16 @@ pub fn create(
             Repeat::Create => {}
             Repeat::Conflict => return Ok(CreateOutcome::KeyConflict),
             Repeat::Replay(id) => {
-                return by_id(conn, &id)?
-                    .map(CreateOutcome::Replayed)
-                    .ok_or_else(|| {
-                        StoreError::Corrupt("an idempotency key names no invite".into())
-                    })
+                return by_id(tx, &id)?.map(CreateOutcome::Replayed).ok_or_else(|| {
+                    StoreError::Corrupt("an idempotency key names no invite".into())
+                })
             }
         }
     }
-    insert(conn, invite)?;
+    insert(tx, invite)?;
     if let Some(key) = key {
         // Replaces a stale entry of the same key.
-        conn.prepare_cached(
+        tx.prepare_cached(
             "INSERT OR REPLACE INTO idempotency_keys
                  (site_id, key, body_sha256, invite_id, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -65,20 +65,20 @@ pub fn create(
 }
 
 /// A create without an Idempotency-Key: no savepoint (see [`insert`]).
-pub fn insert_new(conn: &Connection, invite: &NewInvite) -> StoreResult<CreateOutcome> {
-    insert(conn, invite).map(|()| CreateOutcome::Created)
+pub fn insert_new(tx: &mut Tx<'_>, invite: &NewInvite) -> StoreResult<CreateOutcome> {
+    insert(tx, invite).map(|()| CreateOutcome::Created)
 }
 
 /// Stores the invite and logs its customId for lookups ([`custom_ids::log`]). With no
 /// savepoint: the log's row goes first and is taken back if the invite's fails, so a
 /// failed create leaves nothing (and a log row whose invite does not exist would match
 /// no lookup, which joins the invite).
-fn insert(conn: &Connection, invite: &NewInvite) -> StoreResult<()> {
+fn insert(tx: &mut Tx<'_>, invite: &NewInvite) -> StoreResult<()> {
     let site = invite.site_id.to_string();
     if let Some(custom_id) = &invite.custom_id {
-        custom_ids::log(conn, &invite.id, &site, custom_id, invite.created_at)?;
+        custom_ids::log(tx, &invite.id, &site, custom_id, invite.created_at)?;
     }
-    let inserted = conn
+    let inserted = tx
         .prepare_cached(
             "INSERT INTO invites (invite_id, site_id, custom_id, status, created_at, expires_at)
              VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
@@ -92,7 +92,7 @@ fn insert(conn: &Connection, invite: &NewInvite) -> StoreResult<()> {
         ]);
     if let Err(e) = inserted {
         if invite.custom_id.is_some() {
-            let _ = custom_ids::unlog(conn, &invite.id);
+            let _ = custom_ids::unlog(tx, &invite.id);
         }
         return Err(match e.sqlite_error() {
             // The invite's one foreign key: its site.
@@ -102,7 +102,10 @@ fn insert(conn: &Connection, invite: &NewInvite) -> StoreResult<()> {
             _ => e.into(),
         });
     }
-    tally::note(TallyEvent::Created, invite.created_at);
+    tx.note(Changed {
+        event: TallyEvent::Created,
+        at: invite.created_at,
+    });
     Ok(())
 }
 
@@ -202,16 +205,16 @@ pub fn gateway(conn: &Connection, id: &InviteId) -> StoreResult<Option<GatewayIn
 
 /// [`transitions::verify`] applied inside the caller's (write) transaction.
 pub fn verify(
-    conn: &Connection,
+    tx: &mut Tx<'_>,
     id: &InviteId,
     method: VerifyMethod,
     evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<VerifyOutcome> {
-    match transitions::verify(by_id(conn, id)?, method, now) {
+    match transitions::verify(by_id(tx, id)?, method, now) {
         VerifyStep::Done(outcome) => Ok(outcome),
         VerifyStep::Verify(record) => {
-            changes::write_verified(conn, &record, evidence, now)?;
+            changes::write_verified(tx, &record, evidence, now)?;
             Ok(VerifyOutcome::Verified(record))
         }
     }
@@ -219,15 +222,15 @@ pub fn verify(
 
 /// [`transitions::cancel`] applied inside the caller's (write) transaction.
 pub fn cancel(
-    conn: &Connection,
+    tx: &mut Tx<'_>,
     site: SiteId,
     id: &InviteId,
     now: UnixTime,
 ) -> StoreResult<CancelOutcome> {
-    match transitions::cancel(by_id(conn, id)?, site, now) {
+    match transitions::cancel(by_id(tx, id)?, site, now) {
         CancelStep::Done(outcome) => Ok(outcome),
         CancelStep::Expire(record) => {
-            changes::write_expired(conn, &record, now, now)?;
+            changes::write_expired(tx, &record, now, now)?;
             Ok(CancelOutcome::Cancelled(record))
         }
     }

@@ -7,6 +7,9 @@
 //!   COMMIT returned (`pool`); a job's failure undoes only its own savepoint.
 //! - A verification or expiry is written with its webhook event, in the same
 //!   transaction: `changes` is the one place that writes either.
+//! - A create, verification or expiry is counted in the overview's tallies in its own
+//!   transaction: the functions that write one take a job's transaction ([`hooks::Tx`])
+//!   and note the change there; the batch's hooks add the kept notes before its commit.
 //! - The status cache is never older than this process's commits: every UPDATE or
 //!   DELETE of an invite on the writer's connection evicts it by trigger
 //!   (`writer_conn::evict_on_change`), and nothing read during a batch that changed
@@ -27,7 +30,9 @@ mod custom_ids;
 mod erasure;
 mod errors;
 mod health;
+mod hooks;
 mod invites;
+mod jobs;
 mod migrations;
 mod pool;
 mod presentations;
@@ -68,7 +73,7 @@ pub fn path_of(database_url: &str) -> Option<&str> {
 }
 
 pub struct SqliteStore {
-    pool: Pool,
+    pool: Pool<hooks::Hooks>,
     /// Invites read lately; every write of an invite passes it to the SQL that changes it.
     cache: Arc<InviteCache>,
 }
@@ -106,6 +111,7 @@ impl SqliteStore {
                 checkpointer: connect(path, Role::Checkpointer)?,
             },
             cache.clone(),
+            hooks::Hooks::new(),
         )
         .map_err(|e| StoreError::Database(Arc::new(e)))?;
         Ok(Self { pool, cache })

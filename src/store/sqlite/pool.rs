@@ -5,12 +5,16 @@
 //! writer's own connection while it is idle; a few reader threads answer the other
 //! queries concurrently from the WAL. Checkpoints run on a thread of their own
 //! (`checkpoint`).
+//!
+//! The engine knows nothing of what the jobs store: what a batch adds to its transaction
+//! comes from the [`BatchHooks`] it is started with (`jobs`).
 
+use super::background;
 use super::checkpoint::{self, Committed};
-use super::query::exec_cached;
+use super::jobs::{run_job, Finish, Job, WriteJob};
+pub use super::jobs::{BatchHooks, WriteTx};
 use super::queue::{Pushed, Queue, Taken, WakeOnDrop};
 use super::writer_conn::{Snapshot, WriterConn, SNAPSHOT_AGE};
-use super::{background, custom_id_upkeep, tally};
 use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
@@ -23,52 +27,6 @@ use tokio::sync::oneshot;
 const MAX_BATCH: usize = 512;
 
 type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
-type Finish = Box<dyn FnOnce(StoreResult<()>) + Send>;
-
-/// A write waiting for the writer thread.
-trait WriteJob: Send {
-    /// Runs inside the batch's transaction; says whether to keep its changes and
-    /// returns what answers the caller once the commit's outcome is known.
-    fn run(self: Box<Self>, conn: &Connection) -> (bool, Finish);
-    /// Whether the job runs in a savepoint of its own, so that its failure undoes its
-    /// earlier statements without undoing the other jobs of the batch.
-    fn guarded(&self) -> bool;
-    /// Answers the caller without running.
-    fn fail(self: Box<Self>, error: StoreError);
-}
-
-struct Job<F, T> {
-    f: F,
-    guarded: bool,
-    reply: oneshot::Sender<StoreResult<T>>,
-}
-
-impl<F, T> WriteJob for Job<F, T>
-where
-    T: Send + 'static,
-    F: FnOnce(&Connection) -> StoreResult<T> + Send,
-{
-    fn run(self: Box<Self>, conn: &Connection) -> (bool, Finish) {
-        let Job { f, reply, .. } = *self;
-        let result = f(conn);
-        let keep = result.is_ok();
-        (
-            keep,
-            Box::new(move |commit| {
-                let _ = reply.send(commit.and(result));
-            }),
-        )
-    }
-
-    fn guarded(&self) -> bool {
-        self.guarded
-    }
-
-    fn fail(self: Box<Self>, error: StoreError) {
-        let _ = self.reply.send(Err(error));
-    }
-}
-
 /// The connections a [`Pool`] runs on.
 pub struct Connections {
     pub writer: Connection,
@@ -79,19 +37,23 @@ pub struct Connections {
     pub checkpointer: Connection,
 }
 
-pub struct Pool {
-    writer: Arc<Queue<Box<dyn WriteJob>>>,
+pub struct Pool<H: BatchHooks> {
+    writer: Arc<Queue<Box<dyn WriteJob<H::Note>>>>,
     /// The writer's connection; the writer thread holds it for the length of a batch.
     write_conn: Arc<Mutex<WriterConn>>,
     readers: Sender<ReadJob>,
     inline: Mutex<Vec<Connection>>,
 }
 
-impl Pool {
+impl<H: BatchHooks> Pool<H> {
     /// Starts the writer, one reader thread per reader connection, and the checkpointer.
     /// The writer's connection tells `cache` when a batch has ended, and its lookups check
-    /// for other processes' commits on its behalf.
-    pub fn start(connections: Connections, cache: Arc<InviteCache>) -> std::io::Result<Self> {
+    /// for other processes' commits on its behalf. `hooks` hear of every batch.
+    pub fn start(
+        connections: Connections,
+        cache: Arc<InviteCache>,
+        hooks: H,
+    ) -> std::io::Result<Self> {
         let Connections {
             writer,
             readers,
@@ -111,7 +73,7 @@ impl Pool {
             .spawn(move || {
                 background::yield_to_requests();
                 let _stopped = FailOnPanic(&jobs);
-                write_loop(&conn, &jobs, committed);
+                write_loop(&conn, &jobs, committed, hooks);
             })?;
         let (rtx, rrx) = crossbeam_channel::unbounded::<ReadJob>();
         for (i, conn) in readers.into_iter().enumerate() {
@@ -188,11 +150,11 @@ impl Pool {
     }
 
     /// Runs `f` in the writer's transaction; answers after the transaction commits.
-    /// An `Err` from `f` rolls back only `f`'s own changes.
+    /// An `Err` from `f` rolls back only `f`'s own changes, and its notes.
     pub async fn write<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+        F: FnOnce(&mut WriteTx<'_, H::Note>) -> StoreResult<T> + Send + 'static,
     {
         self.submit(f, true).await
     }
@@ -203,7 +165,7 @@ impl Pool {
     pub async fn write_one_statement<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+        F: FnOnce(&mut WriteTx<'_, H::Note>) -> StoreResult<T> + Send + 'static,
     {
         self.submit(f, false).await
     }
@@ -211,10 +173,10 @@ impl Pool {
     async fn submit<T, F>(&self, f: F, guarded: bool) -> StoreResult<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+        F: FnOnce(&mut WriteTx<'_, H::Note>) -> StoreResult<T> + Send + 'static,
     {
         let (reply, rx) = oneshot::channel();
-        let job: Box<dyn WriteJob> = Box::new(Job { f, guarded, reply });
+        let job: Box<dyn WriteJob<H::Note>> = Box::new(Job { f, guarded, reply });
         match self.writer.push(job) {
             Pushed::Lead => {
                 let _wake = WakeOnDrop(&self.writer);
@@ -227,12 +189,18 @@ impl Pool {
     }
 }
 
-fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committed: Committed) {
+fn write_loop<H: BatchHooks>(
+    conn: &Mutex<WriterConn>,
+    jobs: &Queue<Box<dyn WriteJob<H::Note>>>,
+    committed: Committed,
+    mut hooks: H,
+) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut finishes: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
+    // The notes of the batch's jobs, for the hooks; kept between batches for its capacity.
+    let mut notes: Vec<H::Note> = Vec::new();
     // While lookups share a read transaction, the writer wakes to end it at its age.
     let mut idle_limit = None;
-    let mut upkeep = custom_id_upkeep::Upkeep::new();
     loop {
         match jobs.take(&mut batch, MAX_BATCH, idle_limit) {
             Taken::Closed => return,
@@ -247,7 +215,6 @@ fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committ
         }
         let mut writer = conn.lock().unwrap_or_else(PoisonError::into_inner);
         writer.end_snapshot();
-        tally::discard();
         let begun = writer.begin_batch(|conn| {
             end_stale_transaction(conn)?;
             conn.execute_batch("BEGIN IMMEDIATE")?;
@@ -261,7 +228,7 @@ fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committ
             }
             continue;
         }
-        let jobs_run = batch.len();
+        notes.clear();
         for job in batch.drain(..) {
             if conn.is_autocommit() {
                 // SQLite rolled the whole transaction back itself (it may, after a full
@@ -272,31 +239,24 @@ fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committ
                 job.fail(rolled_back());
                 continue;
             }
-            finishes.push(if job.guarded() {
-                run_in_savepoint(conn, job)
-            } else {
-                job.run(conn).1
-            });
-        }
-        if !conn.is_autocommit() {
-            upkeep.run(conn, jobs_run);
+            finishes.push(run_job(&mut WriteTx::new(conn, &mut notes), job));
         }
         // Still under the write lock, unless SQLite rolled the batch back.
         let held_at = (!conn.is_autocommit()).then(Instant::now);
         let commit = if held_at.is_none() {
             Err(rolled_back())
         } else {
-            // The overview's counts of what the batch changed, in its transaction.
-            tally::flush(conn).and_then(|()| conn.execute_batch("COMMIT").map_err(StoreError::from))
+            hooks
+                .before_commit(conn, &notes)
+                .and_then(|()| conn.execute_batch("COMMIT").map_err(StoreError::from))
         };
-        tally::discard();
         if let Err(e) = &commit {
-            upkeep.forget();
             tracing::error!(error = %e, "group commit failed");
             if !conn.is_autocommit() {
                 let _ = conn.execute_batch("ROLLBACK");
             }
         }
+        hooks.after_commit(commit.is_ok());
         // Committed or not, the batch is over: the invites it changed may be read again.
         writer.end_batch(held_at);
         drop(writer);
@@ -313,9 +273,9 @@ fn write_loop(conn: &Mutex<WriterConn>, jobs: &Queue<Box<dyn WriteJob>>, committ
 /// waiting and every later write fails at once ([`StoreError::Closed`], a 503, and so does
 /// `/healthz`) instead of waiting for a writer that is gone. The jobs of the batch it was
 /// running are answered the same way as their replies drop; nothing of it was committed.
-struct FailOnPanic<'a>(&'a Queue<Box<dyn WriteJob>>);
+struct FailOnPanic<'a, N>(&'a Queue<Box<dyn WriteJob<N>>>);
 
-impl Drop for FailOnPanic<'_> {
+impl<N> Drop for FailOnPanic<'_, N> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             tracing::error!("the database writer stopped after a panic; writes fail until restart");
@@ -342,36 +302,7 @@ fn end_stale_transaction(conn: &Connection) -> StoreResult<()> {
     Ok(())
 }
 
-fn run_in_savepoint(conn: &Connection, job: Box<dyn WriteJob>) -> Finish {
-    if let Err(e) = exec_cached(conn, "SAVEPOINT job") {
-        job.fail(e.into());
-        return Box::new(|_| {});
-    }
-    let noted = tally::mark();
-    let (keep, finish) = job.run(conn);
-    if !keep {
-        tally::rewind(noted);
-    }
-    if conn.is_autocommit() {
-        // The job met an error after which SQLite rolled back the whole transaction; the
-        // savepoint is gone with it, and the commit answers the job.
-        return finish;
-    }
-    let end = if keep {
-        exec_cached(conn, "RELEASE job")
-    } else {
-        exec_cached(conn, "ROLLBACK TO job").and_then(|()| exec_cached(conn, "RELEASE job"))
-    };
-    match end {
-        Ok(()) => finish,
-        Err(e) => {
-            let e = StoreError::from(e);
-            Box::new(move |_| finish(Err(e)))
-        }
-    }
-}
-
-impl Drop for Pool {
+impl<H: BatchHooks> Drop for Pool<H> {
     fn drop(&mut self) {
         self.writer.close();
     }

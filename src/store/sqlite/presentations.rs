@@ -4,6 +4,7 @@
 use p256::elliptic_curve::zeroize::Zeroizing;
 use rusqlite::{params, Connection};
 
+use super::hooks::Tx;
 use super::{changes, invites, one};
 use crate::clock::UnixTime;
 use crate::domain::{DcApiSecrets, InviteId, PresentationRequest};
@@ -115,15 +116,15 @@ pub fn by_state(
 }
 
 pub fn answer(
-    conn: &Connection,
+    tx: &mut Tx<'_>,
     invite: &InviteId,
     state: &str,
     evidence: &Evidence,
     now: UnixTime,
 ) -> StoreResult<AnswerOutcome> {
-    let request = by_state(conn, invite, state)?;
+    let request = by_state(tx, invite, state)?;
     let step = transitions::answer(
-        invites::by_id(conn, invite)?,
+        invites::by_id(tx, invite)?,
         request.as_ref(),
         evidence.wallet_method(),
         now,
@@ -132,13 +133,13 @@ pub fn answer(
         AnswerStep::Done(outcome) => return Ok(outcome),
         AnswerStep::MarkAnswered(outcome) => outcome,
         AnswerStep::VerifyAndMark(record) => {
-            changes::write_verified(conn, &record, evidence, now)?;
+            changes::write_verified(tx, &record, evidence, now)?;
             AnswerOutcome::Verified(record)
         }
     };
     // Single use: a replay of this state is refused from now on. The response key has
     // no further use: it goes now rather than with the row.
-    conn.prepare_cached(
+    tx.prepare_cached(
         "UPDATE presentation_requests
          SET answered_at = ?2, response_key = NULL, encryption_nonce = NULL
          WHERE state = ?1",

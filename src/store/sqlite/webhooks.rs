@@ -4,6 +4,7 @@
 use crate::domain::invite::INVITE_LIFETIME_SECS;
 use rusqlite::{params, Connection};
 
+use super::hooks::Tx;
 use super::{all, changes};
 use crate::clock::{UnixMillis, UnixTime};
 use crate::domain::{SiteId, Status, WebhookSecret};
@@ -30,17 +31,17 @@ pub(super) fn sweep_sql() -> String {
 
 /// Pending invites whose time has come (by [`Status::at`]: at `expires_at` exactly)
 /// become expired, each with its `invite.expired` event.
-pub fn expire_due(conn: &Connection, now: UnixTime, limit: usize) -> StoreResult<usize> {
+pub fn expire_due(tx: &mut Tx<'_>, now: UnixTime, limit: usize) -> StoreResult<usize> {
     let sql = sweep_sql();
     let due = all(
-        conn,
+        tx,
         &sql,
         params![now, limit as i64, INVITE_LIFETIME_SECS],
         |row| rows::invite(row, 0),
     )?;
     for invite in &due {
         debug_assert_eq!(invite.status_at(now), Status::Expired);
-        changes::write_expired(conn, invite, invite.expires_at, now)?;
+        changes::write_expired(tx, invite, invite.expires_at, now)?;
     }
     Ok(due.len())
 }
