@@ -5,10 +5,9 @@ use std::collections::HashMap;
 use deadpool_postgres::{GenericClient, Object, Transaction};
 
 use super::batch::Batch;
-use super::{all, bigint, execute, one, webhooks};
+use super::{all, bigint, changes, one};
 use crate::clock::UnixTime;
 use crate::domain::idempotency::{self, Repeat, IDEMPOTENCY_WINDOW_SECS};
-use crate::domain::webhook::EventType;
 use crate::domain::{IdempotentRequest, InviteId, SiteId, VerifyMethod};
 use crate::receipt::Evidence;
 use crate::store::rows::{self, GATEWAY_COLUMNS, INVITE_COLUMNS, REMEMBERED_KEY_COLUMNS};
@@ -281,7 +280,7 @@ pub async fn verify(
     let outcome = match transitions::verify(locked(&tx, id).await?, method, now) {
         VerifyStep::Done(outcome) => outcome,
         VerifyStep::Verify(record) => {
-            write_verified(&tx, &record, evidence, now).await?;
+            changes::write_verified(&tx, &record, evidence, now).await?;
             VerifyOutcome::Verified(record)
         }
     };
@@ -300,47 +299,10 @@ pub async fn cancel(
     let outcome = match transitions::cancel(locked(&tx, id).await?, site, now) {
         CancelStep::Done(outcome) => outcome,
         CancelStep::Expire(record) => {
-            execute(
-                &tx,
-                "UPDATE invites SET status = 'expired', settled_at = $2 WHERE invite_id = $1",
-                &[&record.id.as_str(), &now],
-            )
-            .await?;
-            let ids = [record.id.as_str()];
-            webhooks::record_events(&tx, &ids, EventType::InviteExpired, now).await?;
+            changes::write_expired(&tx, &record, now, now).await?;
             CancelOutcome::Cancelled(record)
         }
     };
     tx.commit().await?;
     Ok(outcome)
-}
-
-/// Stores `record` as verified at `now`, with its receipt (signed with the current
-/// receipt key) and its `invite.verified` event.
-pub async fn write_verified(
-    tx: &Transaction<'_>,
-    record: &InviteRecord,
-    evidence: &Evidence,
-    now: UnixTime,
-) -> StoreResult<()> {
-    let (key, new) = transitions::receipt_key(super::receipts::signing_key(tx).await?, now)?;
-    if let Some(new) = new {
-        super::receipts::insert_key(tx, &new).await?;
-    }
-    let receipt = transitions::receipt(record, evidence, now, &key);
-    execute(
-        tx,
-        "UPDATE invites
-         SET status = 'verified', verified_at = $2, verified_method = $3, settled_at = $2,
-             receipt = $4
-         WHERE invite_id = $1",
-        &[
-            &record.id.as_str(),
-            &now,
-            &record.method.map(|m| m.as_str()),
-            &receipt,
-        ],
-    )
-    .await?;
-    webhooks::record_events(tx, &[record.id.as_str()], EventType::InviteVerified, now).await
 }

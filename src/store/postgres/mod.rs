@@ -9,6 +9,7 @@
 //! proxy; a URL that demands TLS (`sslmode=require`) is refused when connecting.
 
 mod batch;
+mod changes;
 mod connect;
 mod console;
 mod erasure;

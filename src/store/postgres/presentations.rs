@@ -4,7 +4,7 @@
 use deadpool_postgres::{GenericClient, Object};
 use p256::elliptic_curve::zeroize::Zeroizing;
 
-use super::{execute, invites, may_be_stored, one};
+use super::{changes, execute, invites, may_be_stored, one};
 use crate::clock::UnixTime;
 use crate::domain::{DcApiSecrets, InviteId, PresentationRequest};
 use crate::receipt::Evidence;
@@ -159,7 +159,7 @@ pub async fn answer(
         AnswerStep::Done(outcome) => return Ok(outcome),
         AnswerStep::MarkAnswered(outcome) => outcome,
         AnswerStep::VerifyAndMark(record) => {
-            invites::write_verified(&tx, &record, evidence, now).await?;
+            changes::write_verified(&tx, &record, evidence, now).await?;
             AnswerOutcome::Verified(record)
         }
     };

@@ -2,86 +2,22 @@
 //! rows with `FOR UPDATE SKIP LOCKED`, so no two nodes take the same one, and none waits
 //! for another.
 
-use deadpool_postgres::{GenericClient, Object, Transaction};
+use deadpool_postgres::{GenericClient, Object};
 
-use super::{all, bigint, execute};
+use super::{all, bigint, changes, execute};
 use crate::clock::{UnixMillis, UnixTime};
-use crate::domain::invite::INVITE_LIFETIME_SECS;
-use crate::domain::webhook::{EventId, EventType};
-use crate::domain::{SiteId, WebhookFormat, WebhookSecret};
+use crate::domain::{SiteId, WebhookSecret};
 use crate::store::rows::{self, ATTEMPT_COLUMNS, DUE_EVENT_COLUMNS, EVENT_COLUMNS};
 use crate::store::{
     AfterAttempt, Attempt, DueEvent, EventRecord, StoreResult, OLD_SECRET_GRACE_SECS,
 };
 
-/// Writes one event per invite in `invites` for a change to it, if its site has a
-/// webhook URL and its webhook format sends such events; in one statement however many
-/// there are.
-pub async fn record_events(
-    tx: &Transaction<'_>,
-    invites: &[&str],
-    event_type: EventType,
-    now: UnixTime,
-) -> StoreResult<()> {
-    let ids: Vec<String> = invites
-        .iter()
-        .map(|_| EventId::generate().as_str().to_owned())
-        .collect();
-    execute(
-        tx,
-        "INSERT INTO webhook_events
-             (event_id, site_id, invite_id, event_type, occurred_at, state, next_attempt_ms)
-         SELECT e.event_id, s.site_id, i.invite_id, $3::TEXT, $4::BIGINT, 'pending',
-                $4::BIGINT * 1000
-         FROM UNNEST($1::TEXT[], $2::TEXT[]) AS e (event_id, invite_id)
-         JOIN invites i ON i.invite_id = e.invite_id
-         JOIN sites s ON s.site_id = i.site_id
-         WHERE s.webhook_url IS NOT NULL
-           AND CASE s.webhook_format WHEN 'standard' THEN $5::BOOLEAN
-                                     WHEN 'everprotec' THEN $6::BOOLEAN END",
-        &[
-            &ids,
-            &invites,
-            &event_type.as_str(),
-            &now,
-            &WebhookFormat::Standard.sends(event_type),
-            &WebhookFormat::Everprotec.sends(event_type),
-        ],
-    )
-    .await?;
-    Ok(())
-}
-
-/// Pending invites whose time has come (by [`crate::domain::Status::at`]: at
-/// `expires_at` exactly) become expired, each with its `invite.expired` event. Rows
-/// another node is sweeping, or a request is verifying, are skipped, not waited for.
+/// [`changes::write_expired_due`] in a transaction of its own.
 pub async fn expire_due(client: &mut Object, now: UnixTime, limit: usize) -> StoreResult<usize> {
     let tx = client.transaction().await?;
-    let expired = all(
-        &tx,
-        // Per site, a range of invites_by_status: pending, created a lifetime ago or
-        // earlier (LATERAL keeps the planner on that index, as SQLite's CROSS JOIN does).
-        "WITH due AS (
-             SELECT d.invite_id FROM sites s CROSS JOIN LATERAL (
-                 SELECT i.invite_id FROM invites i
-                 WHERE i.site_id = s.site_id AND i.status COLLATE \"C\" = 'pending'
-                   AND i.created_at <= $1::BIGINT - $3::BIGINT AND i.expires_at <= $1
-                 ORDER BY i.created_at LIMIT $2
-                 FOR UPDATE OF i SKIP LOCKED) d
-             LIMIT $2)
-         UPDATE invites i SET status = 'expired', settled_at = i.expires_at FROM due
-         WHERE i.invite_id = due.invite_id
-         RETURNING i.invite_id",
-        &[&now, &bigint(limit), &INVITE_LIFETIME_SECS],
-        |row| row.text(0),
-    )
-    .await?;
-    if !expired.is_empty() {
-        let ids: Vec<&str> = expired.iter().map(String::as_str).collect();
-        record_events(&tx, &ids, EventType::InviteExpired, now).await?;
-    }
+    let expired = changes::write_expired_due(&tx, now, limit).await?;
     tx.commit().await?;
-    Ok(expired.len())
+    Ok(expired)
 }
 
 /// Leases up to `limit` due events in one statement. An event leased by a node that died

@@ -16,7 +16,7 @@ use crate::store::{transitions, InviteRecord, StoreResult, TallyEvent};
 
 /// Writes the event for a change of `invite`, if its site has a webhook URL and its
 /// webhook format sends such events.
-pub fn record_event(
+fn record_event(
     conn: &Connection,
     site: SiteId,
     invite: &InviteId,
