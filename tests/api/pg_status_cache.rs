@@ -69,11 +69,13 @@ async fn one_node(
     Some((dir, db, node, site, client))
 }
 
-/// The PostgreSQL backends of the nodes' status-sync connections.
+/// The PostgreSQL backends of the status-sync connections of the nodes on this test's
+/// database (tests running at once on the same server have their own).
 async fn listeners(db: &tokio_postgres::Client) -> i64 {
     db.query_one(
         "SELECT count(*) FROM pg_stat_activity
-         WHERE application_name = 'agegate-listener' AND query LIKE 'LISTEN%'",
+         WHERE application_name = 'agegate-listener' AND query LIKE 'LISTEN%'
+           AND datname = current_database()",
         &[],
     )
     .await
@@ -155,7 +157,7 @@ async fn status_reads_stay_exact_while_the_nodes_listening_connection_is_cut_and
     let cut: Vec<i32> = client
         .query(
             "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE application_name = 'agegate-listener'",
+             WHERE application_name = 'agegate-listener' AND datname = current_database()",
             &[],
         )
         .await
