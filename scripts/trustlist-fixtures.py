@@ -8,6 +8,7 @@ must be signed to reach their check (an extra reference, an extra transform, a w
 Run with the venv scripts/setup.sh makes (it has signxml and cryptography):
   ~/.cache/agegate-schemathesis-*/bin/python scripts/trustlist-fixtures.py
 Keys live only in a temporary directory; certificates are valid 2000-2099.
+With `--bench N DIR` it writes instead a list of N providers and its signer's CA to DIR.
 """
 import base64, datetime, hashlib, os, subprocess, sys, tempfile
 from cryptography import x509
@@ -244,5 +245,27 @@ def write_lotes(p, rsa_key, rsa_signer, ca, ec_key, ec_signer, ec384_key, ec384_
     write("lote-mdl-es384.jwt", jws(mdl, ec384_key, [ec384_signer], "ES384"))
 
 
+def bench(n, out_dir):
+    """A list of `n` recognised providers signed as the EU signs (xmlsec1, RSA, exclusive
+    C14N, filter 2.0), and its signer's CA, for examples/trustlist_load.rs."""
+    ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ca = cert("Bench list signing CA", ca_key, ca=True)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    signer = cert("Bench list signer", key, ca, ca_key)
+    paa, rec = P + "service-type/paa", P + "service-status/recognized"
+    services = [service(paa, rec, [cert(f"Provider {i}", ec.generate_private_key(ec.SECP256R1()))])
+                for i in range(n)]
+    exc = f"<ds:Transform Algorithm=\"{EXC}\"/>"
+    signed = xmlsec_sign(tsl(1, services), keyfile("bench.pem", key), [signer, ca], "rsa-sha256", FILTER2 + exc)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, f"list-{n}.xml"), "w") as f:
+        f.write(signed)
+    with open(os.path.join(out_dir, "signer-ca.pem"), "w") as f:
+        f.write(pem(ca))
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "--bench":
+        bench(int(sys.argv[2]), sys.argv[3])
+    else:
+        main()

@@ -74,6 +74,46 @@ pub struct TrustArgs {
         requires = "eu_av_trusted_list"
     )]
     pub eu_av_trusted_list_signer: Option<PathBuf>,
+
+    /// The EU list of PID providers (ETSI TS 119 602, a compact JWS, a file) whose
+    /// issuance services' certificates become eudi-pid anchors; its x5c signer must be
+    /// or chain to --eudi-pid-lote-signer.
+    #[arg(
+        long,
+        env = "AGEGATE_EUDI_PID_LOTE",
+        value_name = "PATH",
+        requires = "eudi_pid_lote_signer"
+    )]
+    pub eudi_pid_lote: Option<PathBuf>,
+
+    /// PEM file of the certificate(s) the PID list's signer must be or chain to.
+    #[arg(
+        long,
+        env = "AGEGATE_EUDI_PID_LOTE_SIGNER",
+        value_name = "PEM",
+        requires = "eudi_pid_lote"
+    )]
+    pub eudi_pid_lote_signer: Option<PathBuf>,
+
+    /// The EU list of mDL providers (ETSI TS 119 602, a compact JWS, a file) whose
+    /// issuance services' certificates become mdl anchors; its x5c signer must be or
+    /// chain to --mdl-lote-signer.
+    #[arg(
+        long,
+        env = "AGEGATE_MDL_LOTE",
+        value_name = "PATH",
+        requires = "mdl_lote_signer"
+    )]
+    pub mdl_lote: Option<PathBuf>,
+
+    /// PEM file of the certificate(s) the mDL list's signer must be or chain to.
+    #[arg(
+        long,
+        env = "AGEGATE_MDL_LOTE_SIGNER",
+        value_name = "PEM",
+        requires = "mdl_lote"
+    )]
+    pub mdl_lote_signer: Option<PathBuf>,
 }
 
 impl TrustArgs {
@@ -96,17 +136,32 @@ impl TrustArgs {
             }),
             _ => None,
         };
-        let eu_av_list = match (&self.eu_av_trusted_list, &self.eu_av_trusted_list_signer) {
-            (Some(list), Some(signer)) => Some(ListFiles {
-                list: list.clone(),
-                signer: signer.clone(),
-            }),
-            _ => None,
-        };
+        let lists = [
+            (
+                Kind::EU_AV,
+                &self.eu_av_trusted_list,
+                &self.eu_av_trusted_list_signer,
+            ),
+            (
+                Kind::EUDI_PID,
+                &self.eudi_pid_lote,
+                &self.eudi_pid_lote_signer,
+            ),
+            (Kind::MDL, &self.mdl_lote, &self.mdl_lote_signer),
+        ]
+        .into_iter()
+        .filter_map(|(kind, list, signer)| {
+            Some(ListFiles {
+                kind,
+                list: list.clone()?,
+                signer: signer.clone()?,
+            })
+        })
+        .collect();
         TrustFiles {
             pem,
             mdl_vical,
-            eu_av_list,
+            lists,
         }
     }
 }

@@ -19,14 +19,17 @@ pub struct TrustFiles {
     pub pem: Vec<(Kind, PathBuf)>,
     /// `--mdl-vical` and its `--mdl-vical-anchor`.
     pub mdl_vical: Option<VicalFiles>,
-    /// `--eu-av-trusted-list` and its `--eu-av-trusted-list-signer`.
-    pub eu_av_list: Option<ListFiles>,
+    /// Signed lists: `--eu-av-trusted-list`, `--eudi-pid-lote`, `--mdl-lote`, each with
+    /// its signer.
+    pub lists: Vec<ListFiles>,
 }
 
 /// A signed trusted list and the PEM file of the certificates its signer must be, or
 /// chain to.
 #[derive(Debug, Clone)]
 pub struct ListFiles {
+    /// The kind its anchors are for, which also says how it is read.
+    pub kind: Kind,
     pub list: PathBuf,
     pub signer: PathBuf,
 }
@@ -99,7 +102,7 @@ impl Trust {
 
 impl TrustFiles {
     pub fn is_empty(&self) -> bool {
-        self.pem.is_empty() && self.mdl_vical.is_none() && self.eu_av_list.is_none()
+        self.pem.is_empty() && self.mdl_vical.is_none() && self.lists.is_empty()
     }
 
     /// Every file, read and checked at `now`; the first problem, in one line naming its
@@ -123,7 +126,7 @@ impl TrustFiles {
         if let Some(files) = &self.mdl_vical {
             sources.push(files.load(now)?);
         }
-        if let Some(files) = &self.eu_av_list {
+        for files in &self.lists {
             let (source, status) = files.load(now, previous)?;
             sources.push(source);
             lists.push(status);
@@ -134,29 +137,64 @@ impl TrustFiles {
     }
 }
 
+/// What a signed list is read as, by the kind it gives anchors to: the EU AV trusted
+/// list (TS 119 612 XML), the PID and mDL lists of trusted entities (TS 119 602 JWS).
+fn read_list(
+    kind: Kind,
+    bytes: &[u8],
+    signers: &[crate::trustlist::SignerCert],
+    now: UnixTime,
+    in_force: Option<u64>,
+) -> Result<(&'static str, crate::trustlist::EntityList), String> {
+    use crate::trustlist::{lote, LoteKind};
+    let err = |e: crate::trustlist::ListError| e.to_string();
+    if kind == Kind::EU_AV {
+        let l = crate::trustlist::eu_av_list(bytes, signers, now, in_force).map_err(err)?;
+        let as_entities = crate::trustlist::EntityList {
+            lote_type: l.tsl_type,
+            sequence: l.sequence,
+            issued: l.issued,
+            next_update: l.next_update,
+            anchors: l.anchors,
+            skipped_unsupported_key: l.skipped_unsupported_key,
+            signer: l.signer,
+        };
+        return Ok(("EU AV trusted list", as_entities));
+    }
+    let (what, lote_kind) = match kind {
+        Kind::EUDI_PID => ("EUDI PID providers list", LoteKind::EudiPid),
+        Kind::MDL => ("mDL providers list", LoteKind::Mdl),
+        other => return Err(format!("no signed list gives {other} anchors")),
+    };
+    let list =
+        lote(bytes, lote_kind, signers, now, in_force).map_err(|e| format!("{what}: {e}"))?;
+    Ok((what, list))
+}
+
 impl ListFiles {
-    /// The EU age-verification trusted list: its signature, type, freshness and
-    /// sequence checked (src/trustlist), its recognised providers as eu-av anchors.
+    /// The list: its signature, type, freshness and sequence checked (src/trustlist), its
+    /// recognised providers as anchors of its kind.
     fn load(&self, now: UnixTime, previous: &Trust) -> Result<(AnchorSource, ListStatus), String> {
         let signer_shown = self.signer.display();
+        let kind = self.kind;
         let pem = std::fs::read_to_string(&self.signer)
-            .map_err(|e| format!("cannot read EU AV trusted list signer '{signer_shown}': {e}"))?;
+            .map_err(|e| format!("cannot read {kind} list signer '{signer_shown}': {e}"))?;
         let signers = crate::trustlist::signers_from_pem(&pem)
-            .map_err(|e| format!("EU AV trusted list signer '{signer_shown}': {e}"))?;
+            .map_err(|e| format!("{kind} list signer '{signer_shown}': {e}"))?;
         let location = self.list.display().to_string();
         let bytes = std::fs::read(&self.list)
-            .map_err(|e| format!("cannot read EU AV trusted list '{location}': {e}"))?;
+            .map_err(|e| format!("cannot read {kind} list '{location}': {e}"))?;
         let in_force = previous
             .lists
             .iter()
-            .find(|l| l.kind == Kind::EU_AV && l.location == location)
+            .find(|l| l.kind == kind && l.location == location)
             .map(|l| l.sequence);
-        let list = crate::trustlist::eu_av_list(&bytes, &signers, now, in_force)
-            .map_err(|e| format!("EU AV trusted list '{location}' refused: {e}"))?;
+        let (_, list) = read_list(kind, &bytes, &signers, now, in_force)
+            .map_err(|e| format!("{kind} list '{location}' refused: {e}"))?;
         let anchors = TrustAnchors::from_ders(list.anchors.iter().map(Vec::as_slice))
             .unwrap_or_else(|_| TrustAnchors::merged([]));
         let status = ListStatus {
-            kind: Kind::EU_AV,
+            kind,
             location: location.clone(),
             sequence: list.sequence,
             issued: list.issued,
@@ -165,9 +203,14 @@ impl ListFiles {
             anchors: anchors.len(),
             skipped_unsupported_key: list.skipped_unsupported_key,
         };
+        let origin = if kind == Kind::EU_AV {
+            format!("eu-av-trusted-list:{location}")
+        } else {
+            format!("lote:{location}")
+        };
         let source = AnchorSource {
-            kind: Kind::EU_AV,
-            origin: format!("eu-av-trusted-list:{location}"),
+            kind,
+            origin,
             anchors: Arc::new(anchors),
         };
         Ok((source, status))
@@ -287,7 +330,7 @@ mod tests {
                 ),
                 anchor: write(dir.path(), "vical-anchor.pem", &vical_pki.anchor_pem),
             }),
-            eu_av_list: None,
+            lists: Vec::new(),
         };
         let trust = files.load(NOW).expect("loads");
         let three: crate::domain::KindSet = [Kind::EU_AV, Kind::EUDI_PID, Kind::MDL]
@@ -318,7 +361,7 @@ mod tests {
                 vical: write(dir.path(), "v.cbor", vical.bytes(&vical_pki)),
                 anchor: write(dir.path(), "a.pem", &vical_pki.anchor_pem),
             }),
-            eu_av_list: None,
+            lists: Vec::new(),
         };
         let trust = files.load(NOW).expect("a valid list");
         assert!(trust.anchors.on().is_empty());
@@ -332,7 +375,7 @@ mod tests {
         let files = TrustFiles {
             pem: vec![(Kind::MDL, path.clone())],
             mdl_vical: None,
-            eu_av_list: None,
+            lists: Vec::new(),
         };
         let handle = TrustHandle::new(files.clone(), files.load(NOW).unwrap());
         let fingerprint = |h: &TrustHandle| {

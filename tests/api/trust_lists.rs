@@ -214,3 +214,64 @@ async fn sighup_takes_a_newer_list_and_keeps_it_against_an_older_one() {
     assert!(why[0].contains(&list.display().to_string()), "{}", why[0]);
     assert_eq!(eu_av_gauge(&metrics).await, want, "B stays in force");
 }
+
+#[test]
+fn trust_show_takes_the_pid_and_mdl_lists_of_trusted_entities_as_their_kinds_anchors() {
+    let (pid, mdl) = (
+        testdata("lote-pid-rs256.jwt"),
+        testdata("lote-mdl-es384.jwt"),
+    );
+    let out = agegate()
+        .args(["trust", "show", "--json", "--eudi-pid-lote"])
+        .arg(&pid)
+        .arg("--eudi-pid-lote-signer")
+        .arg(testdata("signer-ca.pem"))
+        .arg("--mdl-lote")
+        .arg(&mdl)
+        .arg("--mdl-lote-signer")
+        .arg(testdata("signer-ec384.pem"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["kindsOn"], serde_json::json!(["eudi-pid", "mdl"]));
+    let of = |kind: &str| -> Vec<(String, String)> {
+        shown["anchors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["kind"] == kind)
+            .map(|a| {
+                (
+                    a["sha256"].as_str().unwrap().to_owned(),
+                    a["source"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        of("eudi-pid"),
+        vec![(
+            fingerprint_of_pem("provider-a.pem"),
+            format!("lote:{}", pid.display())
+        )]
+    );
+    assert_eq!(
+        of("mdl"),
+        vec![(
+            fingerprint_of_pem("provider-b.pem"),
+            format!("lote:{}", mdl.display())
+        )]
+    );
+    let sequences: Vec<(&str, u64)> = shown["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["kind"].as_str().unwrap(), s["sequence"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(sequences, vec![("eudi-pid", 1), ("mdl", 3)]);
+}
