@@ -134,7 +134,7 @@ pub struct AnswerAccepted {
 /// Wallet response endpoint (OpenID4VP)
 ///
 /// The `response_uri` of the invite's presentation requests. An accepted presentation
-/// verifies the invite (method: the credential's kind, `eu-av`, `eudi-pid` or `mdl`); a
+/// verifies the invite (method: the credential's kind's name, e.g. `eu-av` or `photo-id`); a
 /// refused one leaves it, and the request, as they were. Every rule is in docs/wallets.md#what-is-checked
 /// and docs/wallets.md#credential-kinds.
 #[utoipa::path(
