@@ -45,6 +45,9 @@ pub struct Settings {
     pub dc_api_signer: Option<RequestSigner>,
     /// `--admin-listen`: where the operator console is served; `None` is off.
     pub admin_listen: Option<String>,
+    /// `--zk-circuits` and `--zk-workers`: the loaded circuits and their pool; `None` is
+    /// off (docs/wallets.md#zero-knowledge-proofs).
+    pub zk: Option<std::sync::Arc<crate::zk::Zk>>,
 }
 
 impl Settings {
@@ -69,6 +72,7 @@ impl Settings {
             rate_limit: 0,
             metrics_listen: None,
             admin_listen: None,
+            zk: None,
         }
     }
 }

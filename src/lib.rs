@@ -27,3 +27,4 @@ pub mod telemetry;
 pub mod trust;
 pub mod trustlist;
 pub mod webhooks;
+pub mod zk;

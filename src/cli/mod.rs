@@ -54,7 +54,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP server.
-    Serve(serve::Args),
+    Serve(Box<serve::Args>),
     /// Manage site configurations, their credentials and webhook secrets.
     Site {
         #[command(subcommand)]
@@ -176,7 +176,7 @@ pub enum WebhookSecretCommand {
 /// Runs a parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve(args) => serve::run(args, &cli.database_url).await,
+        Command::Serve(args) => serve::run(*args, &cli.database_url).await,
         Command::Site { command } => {
             let store = open(&cli.database_url).await?;
             match command {

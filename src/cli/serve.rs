@@ -150,6 +150,23 @@ pub struct Args {
     )]
     dc_api_signing_cert: Option<PathBuf>,
 
+    /// Directory of Longfellow circuit files (versions 6 and 7, recognised by their SHA-256):
+    /// with it, wallets may answer with a zero-knowledge proof of age
+    /// (docs/wallets.md#zero-knowledge-proofs). Unknown files are ignored.
+    #[arg(long, env = "AGEGATE_ZK_CIRCUITS", value_name = "DIR", help_heading = WALLETS)]
+    zk_circuits: Option<PathBuf>,
+
+    /// Proof checks that run at once [default: the number of cores]; as many more wait,
+    /// and beyond that a proof is answered 503 with Retry-After.
+    #[arg(
+        long,
+        env = "AGEGATE_ZK_WORKERS",
+        value_name = "N",
+        value_parser = parse_workers,
+        help_heading = WALLETS
+    )]
+    zk_workers: Option<usize>,
+
     /// Invites verified or expired longer ago than this are erased with their events, at
     /// start and hourly (e.g. 90d, 36h; 0 keeps every invite).
     #[arg(
@@ -187,6 +204,13 @@ fn parse_pool_size(s: &str) -> Result<usize, String> {
     }
 }
 
+fn parse_workers(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number of workers, 1 or more")),
+    }
+}
+
 fn parse_statement_timeout(s: &str) -> Result<Duration, String> {
     let timeout = humantime::parse_duration(s).map_err(|e| format!("'{s}': {e}"))?;
     // PostgreSQL keeps it in milliseconds as a 32-bit integer.
@@ -209,6 +233,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         _ => None,
     };
     let dc_api_log = dc_api_summary(wallet_on, dc_api_signer.as_ref());
+    let (zk, zk_log) = load_zk(args.zk_circuits.as_deref(), args.zk_workers)?;
     let settings = Settings {
         trust: trust.clone(),
         wallet_scheme: args.eu_av_wallet_scheme.clone(),
@@ -223,6 +248,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         verifier_token: args.verifier_token.filter(|t| !t.is_empty()),
         allow_private_webhooks: args.allow_private_webhooks,
         webhook_retry_schedule: args.webhook_retry_schedule,
+        zk,
         ..Settings::new(args.listen)
     };
     let db_options = store::DbOptions {
@@ -266,9 +292,43 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         tracing::info!("wallet link scheme {}://", args.eu_av_wallet_scheme);
     }
     tracing::info!("{dc_api_log}");
+    for line in zk_log {
+        tracing::info!("{line}");
+    }
     app.run_until_stopped(shutdown).await?;
     tracing::info!("agegate stopped");
     Ok(())
+}
+
+/// Loads `--zk-circuits` once (docs/wallets.md#zero-knowledge-proofs); a known file that
+/// fails stops the server with one line naming it. Returns the log lines to print.
+fn load_zk(
+    dir: Option<&std::path::Path>,
+    workers: Option<usize>,
+) -> anyhow::Result<(Option<Arc<crate::zk::Zk>>, Vec<String>)> {
+    let Some(dir) = dir else {
+        return Ok((
+            None,
+            vec!["zero-knowledge proofs: off (no --zk-circuits)".into()],
+        ));
+    };
+    let (circuits, report) = crate::zk::ZkCircuits::load_dir(dir).map_err(anyhow::Error::msg)?;
+    let mut lines = report.lines;
+    let workers = workers.unwrap_or_else(crate::zk::default_workers);
+    let zk = crate::zk::Zk::new(circuits, workers);
+    lines.push(match &zk {
+        Some(zk) => format!(
+            "zero-knowledge proofs: on, {} circuit(s) from {}, {} worker(s)",
+            zk.circuits.all().len(),
+            dir.display(),
+            zk.pool.workers()
+        ),
+        None => format!(
+            "zero-knowledge proofs: off ({} holds no known circuit file)",
+            dir.display()
+        ),
+    });
+    Ok((zk, lines))
 }
 
 /// The start-up line about the Digital Credentials API channel (docs/dc-api.md#when-it-is-on).

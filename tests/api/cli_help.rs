@@ -111,6 +111,8 @@ fn serve_help_groups_every_flag_under_a_heading() {
         ("Wallets and trust", "--mdl-vical"),
         ("Wallets and trust", "--eu-av-wallet-scheme"),
         ("Wallets and trust", "--dc-api-signing-key"),
+        ("Wallets and trust", "--zk-circuits"),
+        ("Wallets and trust", "--zk-workers"),
         ("Console", "--admin-listen"),
         ("Observability", "--metrics-listen"),
         ("Observability", "--log-format"),

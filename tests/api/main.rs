@@ -57,3 +57,4 @@ mod webdriver;
 mod webhook_formats;
 mod webhook_ops;
 mod webhooks;
+mod zk_serve;
