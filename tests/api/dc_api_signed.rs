@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 
 const DAY: i64 = 86_400;
 
+mod pycose;
+
 /// A verifier's signing identity: a CA and a leaf it issued, valid over `[from, until]`.
 struct Identity {
     leaf_der: Vec<u8>,
