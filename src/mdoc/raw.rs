@@ -5,6 +5,9 @@
 //! which a decoded `Value` cannot give back: the heads may use a longer form than
 //! ours. This walker finds those spans. It is total: every read is bounds-checked,
 //! every offset is checked arithmetic, and nesting is bounded.
+//!
+//! Hand-written on purpose: ciborium and coset decode to values and re-encode, so
+//! neither can say where an item's received bytes begin and end.
 
 use ciborium::Value;
 

@@ -4,6 +4,10 @@
 //! and returns the certificates it admits for the mDL docType. Pure and total: no I/O,
 //! no clock (the caller passes `now`), and no input makes it panic.
 //!
+//! The COSE_Sign1 is `coset`'s (through [`super::cose`]); the list inside is read here
+//! by hand because no maintained crate parses a VICAL, and its rules (which fields
+//! must be unique, which docTypes count) are agegate's.
+//!
 //! ```text
 //! VICAL = { "version": tstr, "vicalProvider": tstr, "date": tdate,
 //!           ? "vicalIssueID": uint, ? "nextUpdate": tdate,
