@@ -12,8 +12,8 @@
 //!   and note the change there; the batch's hooks add the kept notes before its commit.
 //! - The status cache is never older than this process's commits: every UPDATE or
 //!   DELETE of an invite on the writer's connection evicts it by trigger
-//!   (`writer_conn::evict_on_change`), and nothing read during a batch that changed
-//!   invites is kept (`InviteCache`'s epoch).
+//!   (`status_coherence`, that connection's hooks), and nothing read during a batch
+//!   that changed invites is kept (`InviteCache`'s epoch).
 //! - Another process's change of an invite is seen within `FRESH_FOR` (2 ms): persistent
 //!   triggers move `invite_changes.generation`, checked when `data_version` moves; the
 //!   shared read transaction is ended by the writer thread at that age.
@@ -40,6 +40,7 @@ mod query;
 mod queue;
 mod receipts;
 mod sites;
+mod status_coherence;
 mod tally;
 mod webhooks;
 mod writer_conn;
@@ -110,7 +111,7 @@ impl SqliteStore {
                 inline,
                 checkpointer: connect(path, Role::Checkpointer)?,
             },
-            cache.clone(),
+            status_coherence::StatusCoherence::new(cache.clone()),
             hooks::Hooks::new(),
         )
         .map_err(|e| StoreError::Database(Arc::new(e)))?;

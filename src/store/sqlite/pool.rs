@@ -14,8 +14,8 @@ use super::checkpoint::{self, Committed};
 use super::jobs::{run_job, Finish, Job, WriteJob};
 pub use super::jobs::{BatchHooks, WriteTx};
 use super::queue::{Pushed, Queue, Taken, WakeOnDrop};
+pub use super::writer_conn::ConnHooks;
 use super::writer_conn::{Snapshot, WriterConn, SNAPSHOT_AGE};
-use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
 use crossbeam_channel::Sender;
 use rusqlite::Connection;
@@ -47,11 +47,11 @@ pub struct Pool<H: BatchHooks> {
 
 impl<H: BatchHooks> Pool<H> {
     /// Starts the writer, one reader thread per reader connection, and the checkpointer.
-    /// The writer's connection tells `cache` when a batch has ended, and its lookups check
-    /// for other processes' commits on its behalf. `hooks` hear of every batch.
+    /// `conn_hooks` are attached to the writer's connection and hear of its transactions
+    /// ([`ConnHooks`]); `hooks` hear of every batch.
     pub fn start(
         connections: Connections,
-        cache: Arc<InviteCache>,
+        conn_hooks: impl ConnHooks + 'static,
         hooks: H,
     ) -> std::io::Result<Self> {
         let Connections {
@@ -64,8 +64,12 @@ impl<H: BatchHooks> Pool<H> {
         let queue = Arc::new(Queue::new());
         let jobs = queue.clone();
         let nudged = queue.clone();
-        let write_conn = WriterConn::new(writer, cache.clone(), Box::new(move || nudged.nudge()))
-            .map_err(std::io::Error::other)?;
+        let write_conn = WriterConn::new(
+            writer,
+            Box::new(conn_hooks),
+            Box::new(move || nudged.nudge()),
+        )
+        .map_err(std::io::Error::other)?;
         let write_conn = Arc::new(Mutex::new(write_conn));
         let conn = write_conn.clone();
         std::thread::Builder::new()
@@ -257,7 +261,7 @@ fn write_loop<H: BatchHooks>(
             }
         }
         hooks.after_commit(commit.is_ok());
-        // Committed or not, the batch is over: the invites it changed may be read again.
+        // Committed or not, the batch is over.
         writer.end_batch(held_at);
         drop(writer);
         if commit.is_ok() {

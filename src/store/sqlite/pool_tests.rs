@@ -44,6 +44,20 @@ impl BatchHooks for Recorder {
     }
 }
 
+/// Connection hooks that keep nothing coherent (those are tested in `writer_conn`).
+struct Quiet;
+
+impl ConnHooks for Quiet {
+    fn attach(&mut self, _: &Connection) -> rusqlite::Result<()> {
+        Ok(())
+    }
+    fn checked(&mut self, _: &Connection, _: Instant, _: bool) -> rusqlite::Result<()> {
+        Ok(())
+    }
+    fn write_lock_taken(&self) {}
+    fn batch_ended(&self, _: Option<Instant>) {}
+}
+
 type Pool = super::Pool<Recorder>;
 type Tx<'a> = WriteTx<'a, &'static str>;
 
@@ -63,7 +77,7 @@ fn start_recording(writer: Connection, path: &std::path::Path) -> (Arc<Pool>, Re
             inline: vec![open()],
             checkpointer: open(),
         },
-        Arc::new(InviteCache::new(16)),
+        Quiet,
         recorder.clone(),
     )
     .unwrap();
@@ -75,10 +89,8 @@ fn start_recording(writer: Connection, path: &std::path::Path) -> (Arc<Pool>, Re
 fn wal_writer(schema: &str) -> (tempfile::TempDir, std::path::PathBuf, Connection) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.db");
-    let mut writer = Connection::open(&path).unwrap();
+    let writer = Connection::open(&path).unwrap();
     writer.pragma_update(None, "journal_mode", "WAL").unwrap();
-    // The writer's connection needs the invites table for its eviction triggers.
-    super::super::migrations::apply(&mut writer).unwrap();
     writer.execute_batch(schema).unwrap();
     writer
         .execute_batch("CREATE TABLE noted (note TEXT);")

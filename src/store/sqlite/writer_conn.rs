@@ -8,22 +8,39 @@
 //! command line's, that much later at most). Its life is bounded whether or not reads
 //! come: beginning one nudges the writer thread, which ends it once it is that old
 //! ([`WriterConn::end_stale_snapshot`]); an open read transaction would otherwise keep
-//! checkpoints from restarting the WAL. Each new read transaction also checks whether
-//! another process has changed an invite, for the invite cache ([`InviteCache`]).
+//! checkpoints from restarting the WAL.
 //!
-//! Every change to an invite on this connection evicts it from the cache by
-//! construction: temporary triggers call back into the cache from inside the statement
-//! that changes the row, so no write path can forget to.
+//! What is kept coherent with the connection (the store's status cache) is no business of
+//! the engine's: the [`ConnHooks`] it is given are attached to the connection once, and
+//! hear of every transaction begun (and whether another process has committed since the
+//! last), of the write lock taken and of every batch's end.
 
 use super::connect::BUSY_TIMEOUT;
 use super::query::exec_cached;
-use crate::domain::InviteId;
-use crate::store::invite_cache::InviteCache;
 use crate::store::{StoreError, StoreResult};
-use rusqlite::functions::FunctionFlags;
 use rusqlite::Connection;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// What keeps itself coherent with the writer's connection, such as a cache of its rows.
+pub trait ConnHooks: Send {
+    /// Once, when the writer takes the connection (temporary triggers, functions).
+    fn attach(&mut self, conn: &Connection) -> rusqlite::Result<()>;
+    /// A read transaction or a batch has begun, at an instant no later than `begun`;
+    /// `others_committed` when another connection (another process) has committed since
+    /// the last one, and on the first. It may read in that transaction.
+    fn checked(
+        &mut self,
+        conn: &Connection,
+        begun: Instant,
+        others_committed: bool,
+    ) -> rusqlite::Result<()>;
+    /// A batch holds the write lock: no other process can commit until it ends.
+    fn write_lock_taken(&self);
+    /// The batch is over and has let go of the write lock: `held_at` is an instant before
+    /// its `COMMIT` or `ROLLBACK` began, `None` if SQLite rolled the transaction back
+    /// itself (when is not known).
+    fn batch_ended(&self, held_at: Option<Instant>);
+}
 
 /// Which read transaction a lookup on the writer's connection may use.
 #[derive(Clone, Copy, PartialEq)]
@@ -36,7 +53,7 @@ pub enum Snapshot {
 
 /// How long lookups on the writer's connection share one read transaction at most,
 /// which is how late they see a change committed by another process (the command line):
-/// the same bound as the invite cache's, one constant for both.
+/// the same bound as the status cache's, one constant for both.
 pub const SNAPSHOT_AGE: Duration = crate::store::invite_cache::FRESH_FOR;
 
 /// The writer's connection; between batches, lookups share a read transaction on it.
@@ -46,43 +63,37 @@ pub struct WriterConn {
     snapshot: Option<Instant>,
     /// How long that transaction serves lookups: [`SNAPSHOT_AGE`] but in tests.
     max_age: Duration,
-    cache: Arc<InviteCache>,
+    hooks: Box<dyn ConnHooks>,
     /// SQLite's `data_version` at the last check: it changes when another connection (in
     /// this process only the writer writes, so another process) has committed.
     data_version: Option<i64>,
-    /// `invite_changes.generation` at the last check: it changes when any connection has
-    /// changed or erased an invite (persistent triggers, migration 7). Another process's
-    /// commits that leave invites alone (creates, the health check) keep the cache.
-    generation: Option<i64>,
     /// Tells the writer thread that a read transaction has begun.
     nudge: Box<dyn Fn() + Send>,
 }
 
 impl WriterConn {
-    /// Takes the writer's connection; from now on every change of an invite on it evicts
-    /// the invite from `cache`.
+    /// Takes the writer's connection and attaches `hooks` to it.
     pub fn new(
         conn: Connection,
-        cache: Arc<InviteCache>,
+        hooks: Box<dyn ConnHooks>,
         nudge: Box<dyn Fn() + Send>,
     ) -> rusqlite::Result<Self> {
-        Self::with_max_age(conn, cache, nudge, SNAPSHOT_AGE)
+        Self::with_max_age(conn, hooks, nudge, SNAPSHOT_AGE)
     }
 
-    fn with_max_age(
+    pub(super) fn with_max_age(
         conn: Connection,
-        cache: Arc<InviteCache>,
+        mut hooks: Box<dyn ConnHooks>,
         nudge: Box<dyn Fn() + Send>,
         max_age: Duration,
     ) -> rusqlite::Result<Self> {
-        evict_on_change(&conn, cache.clone())?;
+        hooks.attach(&conn)?;
         Ok(Self {
             conn,
             snapshot: None,
             max_age,
-            cache,
+            hooks,
             data_version: None,
-            generation: None,
             nudge,
         })
     }
@@ -124,9 +135,8 @@ impl WriterConn {
 
     /// Begins a batch: `begin` takes the write lock (`BEGIN IMMEDIATE`), then the
     /// database is checked for other processes' commits, as a read transaction of lookups
-    /// is. None can commit until the batch ends, so the cache serves reads for all of it
-    /// ([`InviteCache::write_lock_taken`]); the writer says when it lets go
-    /// ([`Self::end_batch`]).
+    /// is; then the hooks hear that the lock is held ([`ConnHooks::write_lock_taken`]).
+    /// The writer says when it lets go ([`Self::end_batch`]).
     pub fn begin_batch(
         &mut self,
         begin: impl FnOnce(&Connection) -> StoreResult<()>,
@@ -134,42 +144,27 @@ impl WriterConn {
         let at = Instant::now();
         begin(&self.conn)?;
         self.check_data_version(at)?;
-        self.cache.write_lock_taken();
+        self.hooks.write_lock_taken();
         Ok(())
     }
 
     /// The batch is over and has let go of the write lock: `held_at` is an instant
     /// before its `COMMIT` or `ROLLBACK` began, `None` if SQLite rolled the transaction
-    /// back itself (when is not known). The invites it changed may be cached again
-    /// ([`InviteCache::batch_ended`]).
+    /// back itself (when is not known). The hooks hear of it ([`ConnHooks::batch_ended`]).
     pub fn end_batch(&self, held_at: Option<Instant>) {
-        self.cache.write_lock_released(held_at);
-        self.cache.batch_ended();
+        self.hooks.batch_ended(held_at);
     }
 
     /// Starts the read transaction (a pragma that reads the database header) and tells
-    /// the cache whether another process has committed since the last check.
+    /// the hooks whether another process has committed since the last check.
     fn check_data_version(&mut self, begun: Instant) -> rusqlite::Result<()> {
         let version: i64 = self
             .conn
             .prepare_cached("PRAGMA data_version")?
             .query_row([], |r| r.get(0))?;
-        if self.data_version != Some(version) {
-            self.data_version = Some(version);
-            let generation: Option<i64> = self
-                .conn
-                .prepare_cached("SELECT generation FROM invite_changes")?
-                .query_row([], |r| r.get(0))
-                .ok();
-            // The first check also empties it: reads before it went unchecked. So does a
-            // database without the table (only tests open one).
-            if generation.is_none() || self.generation != generation {
-                self.cache.external_change();
-                self.generation = generation;
-            }
-        }
-        self.cache.checked(begun);
-        Ok(())
+        let others_committed = self.data_version != Some(version);
+        self.data_version = Some(version);
+        self.hooks.checked(&self.conn, begun, others_committed)
     }
 
     /// Ends the shared read transaction if it is older than its age; while one younger
@@ -194,30 +189,6 @@ impl WriterConn {
             let _ = self.conn.busy_timeout(BUSY_TIMEOUT);
         }
     }
-}
-
-/// Temporary triggers (this connection only) that tell `cache` of every invite updated
-/// or deleted, inside the statement that does it.
-fn evict_on_change(conn: &Connection, cache: Arc<InviteCache>) -> rusqlite::Result<()> {
-    conn.create_scalar_function(
-        "agegate_invite_changing",
-        1,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DIRECTONLY,
-        move |ctx| {
-            match ctx.get_raw(0).as_str().ok().and_then(InviteId::parse) {
-                Some(id) => cache.changing(&id),
-                // Not an id this process would make: forget everything rather than guess.
-                None => cache.external_change(),
-            }
-            Ok(0)
-        },
-    )?;
-    conn.execute_batch(
-        "CREATE TEMP TRIGGER IF NOT EXISTS evict_updated_invite AFTER UPDATE ON main.invites
-         BEGIN SELECT agegate_invite_changing(OLD.invite_id); END;
-         CREATE TEMP TRIGGER IF NOT EXISTS evict_deleted_invite AFTER DELETE ON main.invites
-         BEGIN SELECT agegate_invite_changing(OLD.invite_id); END;",
-    )
 }
 
 #[cfg(test)]

@@ -1,27 +1,77 @@
-//! The writer's connection: shared snapshots, their bounds, and the invite cache's
-//! eviction and cross-process checks.
+//! The writer's connection: shared snapshots, their bounds, and what its hooks hear (with
+//! hooks that only record; the store's own are tested in `status_coherence`).
 
 use super::*;
+use std::sync::{Arc, Mutex};
+
+/// What [`Recorder`] heard.
+#[derive(Debug, PartialEq)]
+enum Heard {
+    Attached,
+    /// A transaction began; whether another process had committed.
+    Checked(bool),
+    LockTaken,
+    /// A batch ended; whether the instant the lock was last held is known.
+    Ended(bool),
+}
+
+/// Connection hooks that know nothing of agegate: they record what they hear.
+#[derive(Clone, Default)]
+struct Recorder(Arc<Mutex<Vec<Heard>>>);
+
+impl Recorder {
+    fn heard(&self) -> Vec<Heard> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+    fn push(&self, heard: Heard) {
+        self.0.lock().unwrap().push(heard);
+    }
+}
+
+impl ConnHooks for Recorder {
+    fn attach(&mut self, _: &Connection) -> rusqlite::Result<()> {
+        self.push(Heard::Attached);
+        Ok(())
+    }
+    fn checked(&mut self, conn: &Connection, _: Instant, others: bool) -> rusqlite::Result<()> {
+        assert!(!conn.is_autocommit(), "in the transaction begun");
+        self.push(Heard::Checked(others));
+        Ok(())
+    }
+    fn write_lock_taken(&self) {
+        self.push(Heard::LockTaken);
+    }
+    fn batch_ended(&self, held_at: Option<Instant>) {
+        self.push(Heard::Ended(held_at.is_some()));
+    }
+}
 
 /// A WAL database with a table `t`; the writer's connection and another process's.
 fn open() -> (tempfile::TempDir, WriterConn, Connection) {
+    open_with(Box::new(Recorder::default()))
+}
+
+/// [`open`], the writer's connection with `hooks`.
+fn open_with(hooks: Box<dyn ConnHooks>) -> (tempfile::TempDir, WriterConn, Connection) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.db");
-    let mut writer = Connection::open(&path).unwrap();
+    let writer = Connection::open(&path).unwrap();
     writer
         .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER);")
         .unwrap();
-    super::super::migrations::apply(&mut writer).unwrap();
     writer.busy_timeout(BUSY_TIMEOUT).unwrap();
     let other = Connection::open(&path).unwrap();
-    let writer = WriterConn::with_max_age(
-        writer,
-        Arc::new(InviteCache::new(16)),
-        Box::new(|| {}),
-        Duration::from_secs(3600),
-    )
-    .unwrap();
+    let writer =
+        WriterConn::with_max_age(writer, hooks, Box::new(|| {}), Duration::from_secs(3600))
+            .unwrap();
     (dir, writer, other)
+}
+
+/// [`open`], with the recorder its hooks are.
+fn open_recorded() -> (tempfile::TempDir, WriterConn, Connection, Recorder) {
+    let recorder = Recorder::default();
+    let (dir, writer, other) = open_with(Box::new(recorder.clone()));
+    (dir, writer, other, recorder)
 }
 
 fn count(conn: &Connection) -> StoreResult<i64> {
@@ -104,142 +154,6 @@ fn a_lookup_that_would_wait_goes_elsewhere_and_leaves_no_transaction() {
     assert_eq!(writer.read(Snapshot::Shared, &count).unwrap().unwrap(), 0);
 }
 
-/// A pending invite `id` of a new site `s`, committed by `conn`.
-fn store_invite(conn: &Connection, id: &str, site: &str) {
-    conn.execute_batch(&format!(
-        "INSERT INTO sites (site_id, name, created_at) VALUES ('{site}', 'n', 1);
-         INSERT INTO invites (invite_id, site_id, status, created_at, expires_at)
-         VALUES ('{id}', '{site}', 'pending', 1, 86401);"
-    ))
-    .unwrap();
-}
-
-/// A pending invite of a new site, committed by `conn`: the site and the invite's record.
-fn stored_invite(conn: &Connection) -> (crate::domain::SiteId, crate::store::InviteRecord) {
-    use crate::domain::invite::Status;
-    use crate::domain::{InviteId, SiteId};
-    let site = SiteId::generate();
-    let record = crate::store::InviteRecord {
-        id: InviteId::generate(1_700_000_000_000),
-        site_id: site,
-        custom_id: None,
-        stored_status: Status::Pending,
-        created_at: 1,
-        expires_at: 86_401,
-        method: None,
-    };
-    store_invite(conn, record.id.as_str(), &site.to_string());
-    (site, record)
-}
-
-#[test]
-fn another_processes_change_of_an_invite_empties_the_invite_cache_and_nothing_else_does() {
-    use crate::domain::SiteId;
-    use crate::store::invite_cache::Lookup;
-    let (_dir, mut writer, other) = open();
-    let (site, record) = stored_invite(&other);
-    let cache = writer.cache.clone();
-    let kept = |cache: &InviteCache| {
-        matches!(
-            cache.lookup(record.site_id, &record.id, Instant::now()),
-            Lookup::Hit(_)
-        )
-    };
-    let fill = |cache: &InviteCache| {
-        let Lookup::Miss(ticket) = cache.lookup(site, &record.id, Instant::now()) else {
-            panic!("not kept")
-        };
-        cache.fill(ticket, record.clone());
-        assert!(kept(cache));
-    };
-    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 0);
-    fill(&cache);
-
-    writer.end_snapshot();
-    writer
-        .conn
-        .execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES (1); COMMIT;")
-        .unwrap();
-    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 1);
-    assert!(
-        kept(&cache),
-        "the writer's own commit changes no data_version"
-    );
-
-    other.execute("INSERT INTO t VALUES (2)", []).unwrap();
-    other.execute("PRAGMA user_version = 7", []).unwrap();
-    store_invite(&other, "another", &SiteId::generate().to_string());
-    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
-    assert!(
-        kept(&cache),
-        "another process's commits that change no invite keep it"
-    );
-
-    other
-        .execute(
-            "UPDATE invites SET status = 'verified' WHERE invite_id = 'another'",
-            [],
-        )
-        .unwrap();
-    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
-    assert!(
-        !kept(&cache),
-        "another process's change of an invite empties it"
-    );
-    fill(&cache);
-    other
-        .execute("DELETE FROM invites WHERE invite_id = 'another'", [])
-        .unwrap();
-    assert_eq!(writer.read(Snapshot::Latest, &count).unwrap().unwrap(), 2);
-    assert!(!kept(&cache), "and so does an erasure");
-}
-
-#[test]
-fn every_change_of_an_invite_on_the_writers_connection_evicts_it() {
-    use crate::domain::InviteId;
-    use crate::store::invite_cache::Lookup;
-    let (_dir, mut writer, _other) = open();
-    let site = crate::domain::SiteId::generate();
-    let id = InviteId::generate(1_700_000_000_000);
-    store_invite(&writer.conn, id.as_str(), &site.to_string());
-    let cache = writer.cache.clone();
-    let read = |writer: &mut WriterConn| {
-        writer.read(Snapshot::Latest, &count).unwrap().unwrap();
-    };
-    for sql in [
-        "UPDATE invites SET status = 'expired' WHERE invite_id = ?1",
-        "DELETE FROM invites WHERE invite_id = ?1",
-    ] {
-        read(&mut writer);
-        let Lookup::Miss(ticket) = cache.lookup(site, &id, Instant::now()) else {
-            panic!("not kept yet")
-        };
-        cache.fill(
-            ticket,
-            crate::store::InviteRecord {
-                id: id.clone(),
-                site_id: site,
-                custom_id: None,
-                stored_status: crate::domain::Status::Pending,
-                created_at: 1,
-                expires_at: 86_401,
-                method: None,
-            },
-        );
-        assert!(matches!(
-            cache.lookup(site, &id, Instant::now()),
-            Lookup::Hit(_)
-        ));
-        writer.end_snapshot();
-        writer.conn.execute(sql, [id.as_str()]).unwrap();
-        cache.batch_ended();
-        assert!(
-            matches!(cache.lookup(site, &id, Instant::now()), Lookup::Miss(_)),
-            "{sql}"
-        );
-    }
-}
-
 #[test]
 fn a_snapshot_is_ended_once_it_is_older_than_its_age() {
     let (_dir, mut writer, _other) = open();
@@ -255,50 +169,48 @@ fn a_snapshot_is_ended_once_it_is_older_than_its_age() {
 }
 
 #[test]
-fn a_batch_checks_for_other_processes_commits_when_it_takes_the_write_lock_and_the_cache_serves_reads_until_it_lets_go(
-) {
-    use crate::store::invite_cache::{Lookup, FRESH_FOR};
-    let (_dir, mut writer, other) = open();
-    let (site, record) = stored_invite(&other);
-    let cache = writer.cache.clone();
-    let kept_at = |at: Instant| matches!(cache.lookup(site, &record.id, at), Lookup::Hit(_));
+fn the_hooks_hear_of_every_transaction_begun_whether_others_committed_and_every_batch() {
+    let (_dir, mut writer, other, recorder) = open_recorded();
+    writer.read(Snapshot::Shared, &count).unwrap().unwrap();
+    writer.read(Snapshot::Shared, &count).unwrap().unwrap();
+    assert_eq!(
+        recorder.heard(),
+        [Heard::Attached, Heard::Checked(true)],
+        "once per transaction; the first counts as another's commit"
+    );
+
     let begin = |conn: &Connection| -> StoreResult<()> {
         conn.execute_batch("BEGIN IMMEDIATE")?;
         Ok(())
     };
+    writer.end_snapshot();
     writer.begin_batch(begin).unwrap();
-    writer.conn.execute_batch("ROLLBACK").unwrap();
-    writer.end_batch(Some(Instant::now()));
-    let Lookup::Miss(ticket) = cache.lookup(site, &record.id, Instant::now()) else {
-        panic!("kept before it was read")
-    };
-    cache.fill(ticket, record.clone());
-
-    // Another process changes an invite; the next batch's check finds it.
-    other
-        .execute("UPDATE invites SET status = 'verified'", [])
+    writer
+        .conn
+        .execute_batch("INSERT INTO t VALUES (1)")
         .unwrap();
-    writer.begin_batch(begin).unwrap();
-    assert!(
-        !kept_at(Instant::now()),
-        "the batch's check emptied the cache"
-    );
-    let Lookup::Miss(ticket) = cache.lookup(site, &record.id, Instant::now()) else {
-        unreachable!()
-    };
-    cache.fill(ticket, record.clone());
-    // While the batch holds the lock no other process can commit: entries serve reads
-    // however long it takes, and for FRESH_FOR after the instant it last held it.
-    assert!(kept_at(Instant::now() + 100 * FRESH_FOR));
     let held_at = Instant::now();
     writer.conn.execute_batch("COMMIT").unwrap();
     writer.end_batch(Some(held_at));
-    assert!(kept_at(held_at + FRESH_FOR));
-    assert!(!kept_at(held_at + 2 * FRESH_FOR));
+    writer.read(Snapshot::Latest, &count).unwrap().unwrap();
+    assert_eq!(
+        recorder.heard(),
+        [
+            Heard::Checked(false),
+            Heard::LockTaken,
+            Heard::Ended(true),
+            Heard::Checked(false),
+        ],
+        "the writer's own commit is no other's"
+    );
 
-    // A batch SQLite rolled back on its own lost the lock at an unknown instant.
+    other.execute("INSERT INTO t VALUES (2)", []).unwrap();
+    writer.end_snapshot();
     writer.begin_batch(begin).unwrap();
     writer.conn.execute_batch("ROLLBACK").unwrap();
     writer.end_batch(None);
-    assert!(!kept_at(held_at + 2 * FRESH_FOR));
+    assert_eq!(
+        recorder.heard(),
+        [Heard::Checked(true), Heard::LockTaken, Heard::Ended(false)]
+    );
 }
