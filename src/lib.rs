@@ -24,6 +24,8 @@ pub mod server;
 pub mod startup;
 pub mod store;
 pub mod telemetry;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 pub mod trust;
 pub mod trustlist;
 pub mod webhooks;

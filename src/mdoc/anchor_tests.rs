@@ -56,7 +56,7 @@ fn trust_anchors_from_pem() {
         Ok(1)
     );
 
-    let other = Pki::new();
+    let other = Pki::fixed();
     let two = format!("# first\n{}\n# second\r\n{}", pki().ca_pem, other.ca_pem);
     let anchors = TrustAnchors::from_pem(&two).expect("two certs");
     assert_eq!(anchors.len(), 2);

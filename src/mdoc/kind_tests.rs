@@ -11,7 +11,7 @@ use crate::kind::Kind;
 
 fn other_pki() -> &'static Pki {
     static PKI: std::sync::OnceLock<Pki> = std::sync::OnceLock::new();
-    PKI.get_or_init(Pki::new)
+    PKI.get_or_init(Pki::fixed)
 }
 
 #[test]

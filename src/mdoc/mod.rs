@@ -44,8 +44,6 @@ mod tests;
 #[cfg(test)]
 mod vical_proptests;
 #[cfg(test)]
-pub(crate) mod vical_testkit;
-#[cfg(test)]
 mod vical_tests;
 
 use base64::Engine;

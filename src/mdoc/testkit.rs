@@ -1,15 +1,10 @@
-//! Test-only wallet and issuer: mints Proof of Age presentations with rcgen (CA and
-//! document signer certificates), p256 and ciborium. It builds every structure with
-//! ciborium `Value`s, independently of the verifier's own encoder, so the two cross-check.
+//! The unit tests' fixed request and clock, and [`Mint`]: their knobs over the crate's one
+//! mdoc test kit ([`crate::testkit`]), which does all the minting.
 
 use ciborium::Value;
-use p256::ecdsa::{signature::Signer, Signature, SigningKey};
-use p256::pkcs8::DecodePrivateKey;
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, SignatureAlgorithm,
-    PKCS_ECDSA_P256_SHA256,
-};
-use sha2::{Digest, Sha256};
+
+pub use crate::testkit::{cbor as enc, fixed_item as item, long_tag24, TestIssuer as Pki};
+use crate::testkit::{session_transcript, text, Presentation};
 
 use super::{Expected, KindAnchors, TrustAnchors};
 use crate::kind::Kind;
@@ -35,23 +30,8 @@ pub fn expected(min_age: u8) -> Expected<'static> {
     }
 }
 
-pub fn enc(v: &Value) -> Vec<u8> {
-    let mut out = Vec::new();
-    ciborium::ser::into_writer(v, &mut out).expect("encode");
-    out
-}
-
 pub fn tag24(bytes: Vec<u8>) -> Value {
     Value::Tag(24, Box::new(Value::Bytes(bytes)))
-}
-
-/// `#6.24(bstr)` around `content` with a non-preferred 4-byte bstr length (`5a`):
-/// valid CBOR that a re-encoding verifier would hash differently.
-pub fn long_tag24(content: &[u8]) -> Vec<u8> {
-    let mut out = vec![0xd8, 0x18, 0x5a];
-    out.extend_from_slice(&(content.len() as u32).to_be_bytes());
-    out.extend_from_slice(content);
-    out
 }
 
 /// Replaces the one occurrence of `from` in `bytes` with `to`.
@@ -71,60 +51,8 @@ pub fn device_namespaces_entry(item: &[u8]) -> Vec<u8> {
     out
 }
 
-fn text(s: &str) -> Value {
-    Value::Text(s.into())
-}
-
-fn map(entries: Vec<(&str, Value)>) -> Value {
-    Value::Map(entries.into_iter().map(|(k, v)| (text(k), v)).collect())
-}
-
-/// A CA and a document signer certificate issued by it.
-pub struct Pki {
-    pub ca_pem: String,
-    pub ca_der: Vec<u8>,
-    pub ds_der: Vec<u8>,
-    pub ds_pem: String,
-    ds_key: SigningKey,
-}
-
+/// What the unit tests read off an issuer.
 impl Pki {
-    /// P-256 CA valid 2020–2040, P-256 document signer valid 2024–2027.
-    pub fn new() -> Pki {
-        Pki::with(&PKCS_ECDSA_P256_SHA256, (2020, 2040), (2024, 2027))
-    }
-
-    pub fn with(
-        ca_alg: &'static SignatureAlgorithm,
-        ca_years: (i32, i32),
-        ds_years: (i32, i32),
-    ) -> Pki {
-        let ca_key = KeyPair::generate_for(ca_alg).expect("ca key");
-        let mut ca = CertificateParams::new(Vec::<String>::new()).expect("ca params");
-        ca.distinguished_name
-            .push(DnType::CommonName, "Test AV IACA");
-        ca.distinguished_name.push(DnType::CountryName, "EU");
-        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca.not_before = rcgen::date_time_ymd(ca_years.0, 1, 1);
-        ca.not_after = rcgen::date_time_ymd(ca_years.1, 1, 1);
-        let ca_cert = ca.self_signed(&ca_key).expect("ca cert");
-
-        let ds_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).expect("ds key");
-        let mut ds = CertificateParams::new(Vec::<String>::new()).expect("ds params");
-        ds.distinguished_name
-            .push(DnType::CommonName, "Test AV Document Signer");
-        ds.not_before = rcgen::date_time_ymd(ds_years.0, 1, 1);
-        ds.not_after = rcgen::date_time_ymd(ds_years.1, 1, 1);
-        let ds_cert = ds.signed_by(&ds_key, &ca_cert, &ca_key).expect("ds cert");
-        Pki {
-            ca_pem: ca_cert.pem(),
-            ca_der: ca_cert.der().to_vec(),
-            ds_der: ds_cert.der().to_vec(),
-            ds_pem: ds_cert.pem(),
-            ds_key: SigningKey::from_pkcs8_der(&ds_key.serialize_der()).expect("p256 key"),
-        }
-    }
-
     /// The CA as the anchors of the `eu-av` kind only.
     pub fn anchors(&self) -> KindAnchors {
         self.anchors_for(Kind::EU_AV)
@@ -191,199 +119,28 @@ impl Default for Mint {
     }
 }
 
-fn sig_structure(protected: &[u8], payload: &[u8]) -> Vec<u8> {
-    enc(&Value::Array(vec![
-        text("Signature1"),
-        Value::Bytes(protected.to_vec()),
-        Value::Bytes(vec![]),
-        Value::Bytes(payload.to_vec()),
-    ]))
-}
-
-pub fn item(digest_id: u64, name: &str, value: Value) -> Vec<u8> {
-    enc(&map(vec![
-        ("digestID", Value::from(digest_id)),
-        ("random", Value::Bytes(vec![digest_id as u8; 16])),
-        ("elementIdentifier", text(name)),
-        ("elementValue", value),
-    ]))
-}
-
-pub fn device_key() -> SigningKey {
-    SigningKey::from_slice(&[0x42; 32]).expect("device key")
-}
-
 impl Mint {
-    /// The DeviceResponse CBOR bytes.
+    /// The DeviceResponse CBOR bytes, minted by the test kit with reproducible items.
     pub fn device_response(&self, pki: &Pki) -> Vec<u8> {
-        let ns = self.namespace.as_str();
-        let signed_items: Vec<Vec<u8>> = self
-            .items
-            .iter()
-            .enumerate()
-            .map(|(i, (name, v))| item(i as u64 + 7, name, v.clone()))
-            .collect();
-        let disclosed: Vec<Value> = match &self.disclosed_values {
-            None => signed_items.iter().cloned().map(tag24).collect(),
-            Some(values) => self
-                .items
-                .iter()
-                .zip(values)
-                .enumerate()
-                .map(|(i, ((name, _), v))| tag24(item(i as u64 + 7, name, v.clone())))
-                .collect(),
+        let p = Presentation {
+            claims: self.items.clone(),
+            doc_type: self.doc_type.clone(),
+            mso_doc_type: self.mso_doc_type.clone(),
+            namespace: self.namespace.clone(),
+            digest_algorithm: self.digest_alg.clone(),
+            status: self.status,
+            validity_tdates: Some((self.valid_from.clone(), self.valid_until.clone())),
+            disclosed_values: self.disclosed_values.clone(),
+            x5chain_array: self.x5chain_as_array,
+            device_mac: self.device_mac,
+            long_item_header: self.long_item_header,
+            long_device_ns_header: self.long_device_ns_header,
+            undisclosed: 0,
+            fixed_salts: true,
+            ..Presentation::default()
         };
-        // The digest covers the whole encoded #6.24(bstr) item, as it will be sent.
-        let sent_item = |i: usize, bytes: &[u8]| {
-            if i == 0 && self.long_item_header {
-                long_tag24(bytes)
-            } else {
-                enc(&tag24(bytes.to_vec()))
-            }
-        };
-        let digests: Vec<(Value, Value)> = signed_items
-            .iter()
-            .enumerate()
-            .map(|(i, bytes)| {
-                let d = Sha256::digest(sent_item(i, bytes)).to_vec();
-                (Value::from(i as u64 + 7), Value::Bytes(d))
-            })
-            .collect();
-
-        let point = device_key().verifying_key().to_encoded_point(false);
-        let cose_key = Value::Map(vec![
-            (Value::from(1), Value::from(2)),
-            (Value::from(-1), Value::from(1)),
-            (
-                Value::from(-2),
-                Value::Bytes(point.x().expect("x").to_vec()),
-            ),
-            (
-                Value::from(-3),
-                Value::Bytes(point.y().expect("y").to_vec()),
-            ),
-        ]);
-        let tdate = |s: &str| Value::Tag(0, Box::new(text(s)));
-        // Keys deliberately not in canonical order: maps may arrive in any order.
-        let mso = map(vec![
-            (
-                "validityInfo",
-                map(vec![
-                    ("validUntil", tdate(&self.valid_until)),
-                    ("signed", tdate(&self.valid_from)),
-                    ("validFrom", tdate(&self.valid_from)),
-                ]),
-            ),
-            ("version", text("1.0")),
-            ("digestAlgorithm", text(&self.digest_alg)),
-            ("docType", text(&self.mso_doc_type)),
-            (
-                "valueDigests",
-                Value::Map(vec![(text(ns), Value::Map(digests))]),
-            ),
-            ("deviceKeyInfo", map(vec![("deviceKey", cose_key)])),
-        ]);
-        let payload = enc(&tag24(enc(&mso)));
-        let protected = enc(&Value::Map(vec![(Value::from(1), Value::from(-7))]));
-        let issuer_sig: Signature = pki.ds_key.sign(&sig_structure(&protected, &payload));
-        let x5chain = if self.x5chain_as_array {
-            Value::Array(vec![Value::Bytes(pki.ds_der.clone())])
-        } else {
-            Value::Bytes(pki.ds_der.clone())
-        };
-        let issuer_auth = Value::Array(vec![
-            Value::Bytes(protected.clone()),
-            Value::Map(vec![(Value::from(33), x5chain)]),
-            Value::Bytes(payload),
-            Value::Bytes(issuer_sig.to_vec()),
-        ]);
-
-        let device_ns = enc(&Value::Map(vec![]));
-        let info = enc(&Value::Array(vec![
-            text(&self.client_id),
-            text(&self.nonce),
-            Value::Null,
-            text(&self.response_uri),
-        ]));
-        let transcript = Value::Array(vec![
-            Value::Null,
-            Value::Null,
-            Value::Array(vec![
-                text("OpenID4VPHandover"),
-                Value::Bytes(Sha256::digest(&info).to_vec()),
-            ]),
-        ]);
-        let device_auth = Value::Array(vec![
-            text("DeviceAuthentication"),
-            transcript,
-            text(&self.doc_type),
-            tag24(device_ns.clone()),
-        ]);
-        // The signed array ends with DeviceNameSpacesBytes: swap in the sent form.
-        let mut device_auth = enc(&device_auth);
-        let preferred_ns = enc(&tag24(device_ns.clone()));
-        if self.long_device_ns_header {
-            assert!(device_auth.ends_with(&preferred_ns));
-            device_auth.truncate(device_auth.len() - preferred_ns.len());
-            device_auth.extend_from_slice(&long_tag24(&device_ns));
-        }
-        let device_auth_bytes = enc(&tag24(device_auth));
-        let device_sig: Signature =
-            device_key().sign(&sig_structure(&protected, &device_auth_bytes));
-        let device_cose = Value::Array(vec![
-            Value::Bytes(protected),
-            Value::Map(vec![]),
-            Value::Null,
-            Value::Bytes(device_sig.to_vec()),
-        ]);
-        let auth_name = if self.device_mac {
-            "deviceMac"
-        } else {
-            "deviceSignature"
-        };
-
-        let document = map(vec![
-            ("docType", text(&self.doc_type)),
-            (
-                "issuerSigned",
-                map(vec![
-                    (
-                        "nameSpaces",
-                        Value::Map(vec![(text(ns), Value::Array(disclosed))]),
-                    ),
-                    ("issuerAuth", issuer_auth),
-                ]),
-            ),
-            (
-                "deviceSigned",
-                map(vec![
-                    ("nameSpaces", tag24(device_ns.clone())),
-                    ("deviceAuth", map(vec![(auth_name, device_cose)])),
-                ]),
-            ),
-        ]);
-        let mut response = enc(&map(vec![
-            ("version", text("1.0")),
-            ("documents", Value::Array(vec![document])),
-            ("status", Value::from(self.status)),
-        ]));
-        // ciborium writes preferred heads only; the long ones are spliced in after.
-        if self.long_item_header {
-            let first = &signed_items[0];
-            splice(
-                &mut response,
-                &enc(&tag24(first.clone())),
-                &long_tag24(first),
-            );
-        }
-        if self.long_device_ns_header {
-            splice(
-                &mut response,
-                &device_namespaces_entry(&preferred_ns),
-                &device_namespaces_entry(&long_tag24(&device_ns)),
-            );
-        }
-        response
+        let transcript = session_transcript(&self.client_id, &self.nonce, None, &self.response_uri);
+        pki.device_response_cbor_over(transcript, &p)
     }
 
     /// The vp_token, keyed by the DCQL id of the document's docType (`proof_of_age` for

@@ -10,7 +10,7 @@ use super::*;
 
 pub(super) fn pki() -> &'static Pki {
     static PKI: OnceLock<Pki> = OnceLock::new();
-    PKI.get_or_init(Pki::new)
+    PKI.get_or_init(Pki::fixed)
 }
 
 /// The age the presentation proved, or why it is refused.
@@ -152,7 +152,7 @@ fn device_mac_is_not_supported() {
 
 #[test]
 fn untrusted_ca_is_refused() {
-    let other = Pki::new();
+    let other = Pki::fixed();
     let token = Mint::default().vp_token(&other);
     assert_eq!(
         verify_vp_token(&token, &expected(18), &pki().anchors()),
@@ -162,7 +162,7 @@ fn untrusted_ca_is_refused() {
 
 #[test]
 fn document_signer_itself_may_be_the_trust_anchor() {
-    let anchors = TrustAnchors::from_pem(&pki().ds_pem).expect("anchors");
+    let anchors = TrustAnchors::from_pem(&pki().ds_cert_pem).expect("anchors");
     let token = Mint::default().vp_token(pki());
     assert_eq!(
         verify_vp_token(

@@ -6,9 +6,9 @@ use ciborium::Value;
 
 use super::testkit::{expected, Mint, Pki, NOW};
 use super::vical::{mdl_anchors, ChainCert, VicalAnchors, VicalError as E, MDL_DOC_TYPE};
-use super::vical_testkit::{Entry, PkiSpec, Vical, VicalPki, X5chain};
 use super::{verify_vp_token, AnchorError, KindAnchors};
 use crate::kind::Kind;
+use crate::testkit::{years, PkiSpec, Vical, VicalEntry as Entry, VicalPki, X5chain};
 
 const PID: &str = "eu.europa.ec.eudi.pid.1";
 
@@ -20,7 +20,7 @@ pub(super) fn pki() -> &'static VicalPki {
 /// Three IACA roots (test issuers' CAs), made once.
 pub(super) fn iacas() -> &'static [Pki; 3] {
     static IACAS: OnceLock<[Pki; 3]> = OnceLock::new();
-    IACAS.get_or_init(|| [Pki::new(), Pki::new(), Pki::new()])
+    IACAS.get_or_init(|| [Pki::fixed(), Pki::fixed(), Pki::fixed()])
 }
 
 fn check(vical: &Vical, pki: &VicalPki) -> Result<VicalAnchors, E> {
@@ -276,8 +276,8 @@ fn an_expired_or_not_yet_valid_signer_or_anchor_is_refused() {
     ];
     for (anchor_years, signer_years, error) in cases {
         let pki = VicalPki::with(PkiSpec {
-            anchor_years,
-            signer_years,
+            anchor_validity: years(anchor_years),
+            signer_validity: years(signer_years),
             ..PkiSpec::default()
         });
         assert_eq!(check(&one_mdl_entry(), &pki).err(), Some(error));

@@ -303,7 +303,7 @@ impl TrustHandle {
 mod tests {
     use super::*;
     use crate::mdoc::testkit::{Pki, NOW};
-    use crate::mdoc::vical_testkit::{Entry, Vical, VicalPki};
+    use crate::testkit::{Vical, VicalEntry as Entry, VicalPki};
 
     fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
         let path = dir.join(name);
@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn each_file_gives_its_kind_and_a_vical_adds_to_mdl() {
         let dir = tempfile::tempdir().unwrap();
-        let (av, pid, iaca, listed) = (Pki::new(), Pki::new(), Pki::new(), Pki::new());
+        let (av, pid, iaca, listed) = (Pki::fixed(), Pki::fixed(), Pki::fixed(), Pki::fixed());
         let vical_pki = VicalPki::new();
         let files = TrustFiles {
             pem: vec![
@@ -350,7 +350,7 @@ mod tests {
     fn a_vical_without_an_mdl_entry_leaves_mdl_off() {
         let dir = tempfile::tempdir().unwrap();
         let vical_pki = VicalPki::new();
-        let other = Pki::new();
+        let other = Pki::fixed();
         let vical = Vical::new(vec![Entry::with(
             &other.ca_der,
             Some(&["eu.europa.ec.eudi.pid.1"]),
@@ -370,7 +370,7 @@ mod tests {
     #[test]
     fn a_reload_swaps_the_whole_set_and_a_bad_file_keeps_the_old_one() {
         let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (Pki::new(), Pki::new());
+        let (a, b) = (Pki::fixed(), Pki::fixed());
         let path = write(dir.path(), "mdl.pem", &a.ca_pem);
         let files = TrustFiles {
             pem: vec![(Kind::MDL, path.clone())],

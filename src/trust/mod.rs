@@ -111,8 +111,8 @@ mod tests {
 
     #[test]
     fn anchors_are_listed_with_fingerprint_and_expiry_flag() {
-        let pki = testkit::Pki::new();
-        let anchors = Arc::new(TrustAnchors::from_pem(&pki.ds_pem).unwrap());
+        let pki = testkit::Pki::fixed();
+        let anchors = Arc::new(TrustAnchors::from_pem(&pki.ds_cert_pem).unwrap());
         let summary = anchors.summaries().remove(0);
         let sources = [AnchorSource {
             kind: Kind::EU_AV,
@@ -128,7 +128,7 @@ mod tests {
         );
         assert!(a.subject.contains("CN="), "{}", a.subject);
         assert!(!a.expires_soon && !a.expired);
-        assert_eq!(a.sha256, hex(&sha2::Sha256::digest(&pki.ds_der)));
+        assert_eq!(a.sha256, hex(&sha2::Sha256::digest(&pki.ds_cert_der)));
         assert_eq!(a.fingerprint_colons().len(), 32 * 3 - 1);
         let near = list(&sources, summary.not_after - EXPIRY_WARNING_SECS);
         assert!(near[0].expires_soon && !near[0].expired);

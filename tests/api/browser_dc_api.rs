@@ -14,7 +14,7 @@ use crate::browser::Chromedriver;
 use crate::dc_api::DcCase;
 use crate::eu_av::eu_av_app;
 use crate::helpers::{SiteOptions, T0};
-use crate::wallet::{DcAnswer, DcApiPage, Presentation, TestIssuer};
+use crate::wallet::{DcAnswer, DcApiPage, DcWallet as _, Presentation, TestIssuer};
 use crate::webdriver::Session as Client;
 use axum::routing::get;
 use serde_json::{json, Value};

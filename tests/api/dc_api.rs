@@ -7,7 +7,7 @@
 use crate::eu_av::{answer as link_answer, eu_av_app, request_on_page};
 use crate::helpers::{assert_error, spawn_beside, SiteOptions, TestApp, TestSite, T0};
 use crate::receiver::{signed_by, TestReceiver};
-use crate::wallet::{DcAnswer, DcApiPage, Presentation, TestIssuer};
+use crate::wallet::{DcAnswer, DcApiPage, DcWallet as _, Presentation, TestIssuer};
 use serde_json::{json, Value};
 use std::time::Duration;
 

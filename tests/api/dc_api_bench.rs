@@ -9,7 +9,9 @@
 //!   taskset -c 1 cargo test --release --test api dc_api_bench -- --ignored --nocapture
 
 use crate::helpers::T0;
-use crate::wallet::{AuthorizationRequest, DcAnswer, DcApiPage, Presentation, TestIssuer};
+use crate::wallet::{
+    AuthorizationRequest, DcAnswer, DcApiPage, DcWallet as _, Presentation, TestIssuer,
+};
 use agegate::dcapi::{request, response, transcript, ItemRequest, RequestInputs, ResponseKey};
 use agegate::domain::presentation::{client_metadata_value, dcql_query_value, CLIENT_METADATA};
 use agegate::domain::{EncryptionNonce, MinAge};

@@ -4,7 +4,7 @@
 
 use crate::dc_api::{post_dc_api, DcCase};
 use crate::helpers::{assert_error, T0};
-use crate::wallet::{annex_c_response, DcAnswer, TestIssuer};
+use crate::wallet::{annex_c_response, DcAnswer, DcWallet as _, TestIssuer};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde_json::{json, Value};

@@ -10,8 +10,8 @@ use crate::helpers::{assert_error, spawn_app_with, SiteOptions, TestApp, TestSit
 use crate::receipts::{decode, receipt_of};
 use crate::receiver::TestReceiver;
 use crate::wallet::{
-    DcAnswer, Presentation, TestIssuer, AV_DOCTYPE, AV_NAMESPACE, MDL_DOCTYPE, MDL_NAMESPACE,
-    PID_DOCTYPE, PID_NAMESPACE,
+    DcAnswer, DcWallet as _, Presentation, TestIssuer, AV_DOCTYPE, AV_NAMESPACE, MDL_DOCTYPE,
+    MDL_NAMESPACE, PID_DOCTYPE, PID_NAMESPACE,
 };
 use agegate::domain::{Accept, Kind};
 use agegate::mdoc::TrustAnchors;

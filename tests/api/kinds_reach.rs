@@ -8,8 +8,8 @@ use crate::eu_av::{answer, request_on_page};
 use crate::helpers::{agegate, assert_error, spawn_app_with, TestApp, TestSite, T0};
 use crate::receipts::{decode, receipt_of};
 use crate::wallet::{
-    DcAnswer, Presentation, TestIssuer, GOOGLE_ID_DOCTYPE, MDL_DOCTYPE, MDL_NAMESPACE,
-    PHOTO_ID_DOCTYPE, PHOTO_ID_DRAFT_DOCTYPE, PHOTO_ID_NAMESPACE,
+    DcAnswer, DcWallet as _, Presentation, TestIssuer, GOOGLE_ID_DOCTYPE, MDL_DOCTYPE,
+    MDL_NAMESPACE, PHOTO_ID_DOCTYPE, PHOTO_ID_DRAFT_DOCTYPE, PHOTO_ID_NAMESPACE,
 };
 use agegate::domain::Kind;
 use agegate::mdoc::TrustAnchors;

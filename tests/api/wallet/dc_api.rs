@@ -9,8 +9,8 @@
 //! only the envelopes (JWE ECDH-ES + A128GCM, HPKE base mode) use its wallet-side
 //! `encrypt` and `seal`, which are proven against published vectors there.
 
-use super::encode::{cbor, sha256, text};
 use super::{Presentation, TestIssuer};
+use agegate::testkit::{cbor, sha256, text};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use ciborium::Value;
@@ -193,9 +193,23 @@ pub struct DcAnswer {
     pub credential_id: Option<String>,
 }
 
-impl TestIssuer {
+/// The wallet's answers through the Digital Credentials API, with the kit's issuer.
+pub trait DcWallet {
     /// `credential.data` answering R1 for a page at `origin`.
-    pub fn dc_openid4vp_data(
+    fn dc_openid4vp_data(
+        &self,
+        req: &DcOpenId4Vp,
+        origin: &str,
+        p: &Presentation,
+        a: &DcAnswer,
+    ) -> Json;
+    /// `credential.data` answering R2 for a page at `origin`.
+    fn dc_annex_c_data(&self, req: &DcAnnexC, origin: &str, p: &Presentation, a: &DcAnswer)
+        -> Json;
+}
+
+impl DcWallet for TestIssuer {
+    fn dc_openid4vp_data(
         &self,
         req: &DcOpenId4Vp,
         origin: &str,
@@ -247,8 +261,7 @@ impl TestIssuer {
         json!({"response": jwe})
     }
 
-    /// `credential.data` answering R2 for a page at `origin`.
-    pub fn dc_annex_c_data(
+    fn dc_annex_c_data(
         &self,
         req: &DcAnnexC,
         origin: &str,

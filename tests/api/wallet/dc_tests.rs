@@ -5,7 +5,7 @@
 use super::testkit::{hex, T};
 use super::{
     cbor, dc_annex_c_transcript, dc_openid4vp_transcript, jwk_thumbprint, DcAnswer, DcApiPage,
-    Presentation, TestIssuer,
+    DcWallet as _, Presentation, TestIssuer,
 };
 use agegate::dcapi::{request, response, transcript, ItemRequest, RequestInputs, ResponseKey};
 use serde_json::json;

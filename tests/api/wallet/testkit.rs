@@ -1,8 +1,8 @@
 //! Fixtures for the self-tests, and a reader that takes the wallet's answers apart again.
 
-use super::encode::text;
 use super::{cbor, session_transcript, sha256, sig_structure};
 use super::{AuthorizationRequest, Presentation, TestIssuer, AV_NAMESPACE};
+use agegate::testkit::text;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use ciborium::Value;

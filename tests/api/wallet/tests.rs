@@ -1,12 +1,12 @@
 //! Self-tests: the wallet checks its own output against the standards, independently of
 //! `agegate::mdoc`.
 
-use super::encode::{tdate, text};
 use super::testkit::{decode, get, hex, int_key, sample_request, sample_uri, untag24, Decoded, T};
 use super::{
     cbor, html_unescape, rfc3339, session_transcript, sha256, AuthorizationRequest, Presentation,
     TestIssuer, AV_DOCTYPE, AV_NAMESPACE, DAY,
 };
+use agegate::testkit::{tdate, text};
 use ciborium::Value;
 use p256::ecdsa::{Signature, VerifyingKey};
 

@@ -37,7 +37,7 @@ fn wallet_vical_is_a_signed_annex_c_list() {
     );
     let signature = Signature::from_slice(sig).expect("r || s");
     assert!(publisher
-        .signer_key
+        .signer_key()
         .verifying_key()
         .verify(&sig_structure(protected, payload), &signature)
         .is_ok());

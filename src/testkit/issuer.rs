@@ -41,6 +41,40 @@ impl TestIssuer {
         Self::with_ca(ca, device_key, not_before, not_after)
     }
 
+    /// An issuer on fixed dates for the unit tests: a `ca_alg` CA valid from 1 January of
+    /// `ca_years.0` to 1 January of `ca_years.1`, a P-256 document signer over `ds_years`
+    /// likewise, and a fixed device key.
+    pub fn with(
+        ca_alg: &'static rcgen::SignatureAlgorithm,
+        ca_years: (i32, i32),
+        ds_years: (i32, i32),
+    ) -> Self {
+        let key = rcgen::KeyPair::generate_for(ca_alg).unwrap();
+        let mut params = rcgen::CertificateParams::default();
+        params.distinguished_name = rcgen::DistinguishedName::new();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CountryName, "EU");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "Test AV IACA");
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        set_validity(&mut params, year(ca_years.0), year(ca_years.1));
+        let cert = params.self_signed(&key).unwrap();
+        let device_key = SigningKey::from_slice(&[0x42; 32]).unwrap();
+        Self::with_ca(
+            Arc::new(Ca { cert, key }),
+            device_key,
+            year(ds_years.0),
+            year(ds_years.1),
+        )
+    }
+
+    /// [`TestIssuer::with`] a P-256 CA valid 2020–2040 and a document signer 2024–2027.
+    pub fn fixed() -> Self {
+        Self::with(&rcgen::PKCS_ECDSA_P256_SHA256, (2020, 2040), (2024, 2027))
+    }
+
     /// The same CA (and device key), but a new document signer valid over
     /// `[not_before, not_after]` (Unix seconds), for expired / not-yet-valid tests.
     pub fn with_signer_validity(&self, not_before: i64, not_after: i64) -> TestIssuer {
@@ -83,17 +117,26 @@ impl TestIssuer {
 // Keys and time
 // ---------------------------------------------------------------------------------------
 
-pub(super) fn p256_key(kp: &rcgen::KeyPair) -> SigningKey {
+pub fn p256_key(kp: &rcgen::KeyPair) -> SigningKey {
     use p256::pkcs8::DecodePrivateKey as _;
     SigningKey::from(p256::SecretKey::from_pkcs8_der(&kp.serialize_der()).unwrap())
 }
 
 /// Sets a certificate's validity to `[not_before, not_after]` (Unix seconds).
-pub(super) fn set_validity(params: &mut rcgen::CertificateParams, not_before: i64, not_after: i64) {
+pub fn set_validity(params: &mut rcgen::CertificateParams, not_before: i64, not_after: i64) {
     let at = |t: i64| {
         let secs = u64::try_from(t).expect("certificate times before 1970 are not supported");
         rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(secs)
     };
     params.not_before = at(not_before);
     params.not_after = at(not_after);
+}
+
+/// 1 January of `y`, 00:00 UTC, in Unix seconds.
+pub(super) fn year(y: i32) -> i64 {
+    time::Date::from_calendar_date(y, time::Month::January, 1)
+        .unwrap()
+        .midnight()
+        .assume_utc()
+        .unix_timestamp()
 }

@@ -12,22 +12,31 @@ pub fn cbor(v: &Value) -> Vec<u8> {
     out
 }
 
-pub(super) fn text(s: &str) -> Value {
+pub fn text(s: &str) -> Value {
     Value::Text(s.to_owned())
 }
 
-pub(super) fn map(entries: Vec<(&str, Value)>) -> Value {
+pub fn map(entries: Vec<(&str, Value)>) -> Value {
     Value::Map(entries.into_iter().map(|(k, v)| (text(k), v)).collect())
 }
 
 /// #6.24(bstr .cbor v)
-pub(super) fn tag24(v: &Value) -> Value {
+pub fn tag24(v: &Value) -> Value {
     Value::Tag(24, Box::new(Value::Bytes(cbor(v))))
 }
 
 /// tdate = #6.0(tstr), RFC 3339 without fractions, UTC.
-pub(super) fn tdate(t: i64) -> Value {
+pub fn tdate(t: i64) -> Value {
     Value::Tag(0, Box::new(Value::Text(rfc3339(t))))
+}
+
+/// `#6.24(bstr)` around `content` with a non-preferred 4-byte bstr length (`5a`):
+/// valid CBOR that a re-encoding verifier would hash differently.
+pub fn long_tag24(content: &[u8]) -> Vec<u8> {
+    let mut out = vec![0xd8, 0x18, 0x5a];
+    out.extend_from_slice(&(content.len() as u32).to_be_bytes());
+    out.extend_from_slice(content);
+    out
 }
 
 pub fn sha256(bytes: &[u8]) -> [u8; 32] {
@@ -35,7 +44,7 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
 }
 
 /// COSE_Key of a P-256 public key: {1 (kty): 2 (EC2), -1 (crv): 1 (P-256), -2: x, -3: y}.
-pub(super) fn cose_key(key: &VerifyingKey) -> Value {
+pub fn cose_key(key: &VerifyingKey) -> Value {
     let point = key.to_encoded_point(false);
     Value::Map(vec![
         (Value::Integer(1.into()), Value::Integer(2.into())),
@@ -64,7 +73,7 @@ pub fn sig_structure(protected: &[u8], payload: &[u8]) -> Vec<u8> {
 
 /// An untagged COSE_Sign1 `[protected, unprotected, payload / nil, signature]`, ES256
 /// (`r || s`, 64 bytes) over `payload`; `detached` leaves nil in the payload slot.
-pub(super) fn cose_sign1(
+pub fn cose_sign1(
     key: &SigningKey,
     alg: i64,
     unprotected: Vec<(Value, Value)>,
@@ -89,7 +98,7 @@ pub(super) fn cose_sign1(
 }
 
 /// Flip the lowest bit of `s` in a COSE_Sign1's signature.
-pub(super) fn flip_signature_bit(sign1: &mut Value) {
+pub fn flip_signature_bit(sign1: &mut Value) {
     match sign1 {
         Value::Array(parts) => match parts.get_mut(3) {
             Some(Value::Bytes(sig)) => *sig.last_mut().unwrap() ^= 0x01,

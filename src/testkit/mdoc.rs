@@ -2,7 +2,7 @@
 //! deviceSigned parts (ISO/IEC 18013-5 sections 8.3.2.1.2, 9.1.2, 9.1.3).
 
 use super::encode::{
-    cbor, cose_key, cose_sign1, flip_signature_bit, map, sha256, tag24, tdate, text,
+    cbor, cose_key, cose_sign1, flip_signature_bit, long_tag24, map, sha256, tag24, tdate, text,
 };
 use super::{Presentation, TestIssuer};
 use ciborium::Value;
@@ -21,14 +21,26 @@ impl TestIssuer {
 
         // IssuerSignedItems: the disclosed claims, plus undisclosed ones whose digests the
         // MSO holds too (as a real attestation has); digest IDs in random order.
+        // With `fixed_salts`: IDs from 7 in order, `random` = 16 × the ID (reproducible
+        // bytes a test can look for).
         let total = p.claims.len() + p.undisclosed;
-        let mut ids: Vec<u64> = (0..total as u64).collect();
-        ids.shuffle(&mut rng);
+        let first = if p.fixed_salts { 7 } else { 0 };
+        let mut ids: Vec<u64> = (first..first + total as u64).collect();
+        if !p.fixed_salts {
+            ids.shuffle(&mut rng);
+        }
+        let item = |id: u64, name: &str, value: Value| {
+            if p.fixed_salts {
+                IssuerItem::fixed(id, name, value)
+            } else {
+                IssuerItem::new(id, name, value)
+            }
+        };
         let mut disclosed: Vec<IssuerItem> = p
             .claims
             .iter()
             .zip(&ids)
-            .map(|((name, value), &id)| IssuerItem::new(id, name, value.clone()))
+            .map(|((name, value), &id)| item(id, name, value.clone()))
             .collect();
         if p.long_item_header {
             disclosed
@@ -40,7 +52,7 @@ impl TestIssuer {
             .zip(&ids[p.claims.len()..])
             .map(|(j, &id)| {
                 let name = format!("age_over_{}", 21 + 4 * j);
-                IssuerItem::new(id, &name, Value::Bool(true))
+                item(id, &name, Value::Bool(true))
             })
             .collect();
 
@@ -69,11 +81,38 @@ impl TestIssuer {
             }
         }
 
+        if let Some(values) = &p.disclosed_values {
+            // After the digests: other values under the same IDs and salts.
+            for (it, v) in disclosed.iter_mut().zip(values) {
+                it.value = v.clone();
+            }
+        }
+
         // MobileSecurityObject
         let device_pub = self.device_key.verifying_key();
+        // Keys deliberately not in canonical order: maps may arrive in any order.
         let mso = map(vec![
+            (
+                "validityInfo",
+                match &p.validity_tdates {
+                    None => map(vec![
+                        ("validUntil", tdate(p.valid_until)),
+                        ("signed", tdate(p.valid_from)),
+                        ("validFrom", tdate(p.valid_from)),
+                    ]),
+                    Some((from, until)) => {
+                        let t = |s: &str| Value::Tag(0, Box::new(text(s)));
+                        map(vec![
+                            ("validUntil", t(until)),
+                            ("signed", t(from)),
+                            ("validFrom", t(from)),
+                        ])
+                    }
+                },
+            ),
             ("version", text("1.0")),
             ("digestAlgorithm", text(&p.digest_algorithm)),
+            ("docType", text(&p.mso_doc_type)),
             (
                 "valueDigests",
                 Value::Map(vec![(
@@ -89,15 +128,6 @@ impl TestIssuer {
             (
                 "deviceKeyInfo",
                 map(vec![("deviceKey", cose_key(device_pub))]),
-            ),
-            ("docType", text(&p.mso_doc_type)),
-            (
-                "validityInfo",
-                map(vec![
-                    ("signed", tdate(p.valid_from)),
-                    ("validFrom", tdate(p.valid_from)),
-                    ("validUntil", tdate(p.valid_until)),
-                ]),
             ),
         ]);
         let mso_bytes = cbor(&tag24(&mso)); // MobileSecurityObjectBytes
@@ -147,7 +177,16 @@ impl TestIssuer {
             text(&p.doc_type),
             device_name_spaces.clone(),
         ]);
-        let device_auth_bytes = cbor(&tag24(&device_auth)); // DeviceAuthenticationBytes
+        // DeviceAuthenticationBytes; its array ends with DeviceNameSpacesBytes, which
+        // `long_device_ns_header` sends (and signs) with a 4-byte length head.
+        let preferred_ns = cbor(&device_name_spaces);
+        let long_ns = long_tag24(untag(&device_name_spaces));
+        let mut device_auth = cbor(&device_auth);
+        if p.long_device_ns_header {
+            device_auth.truncate(device_auth.len() - preferred_ns.len());
+            device_auth.extend_from_slice(&long_ns);
+        }
+        let device_auth_bytes = cbor(&Value::Tag(24, Box::new(Value::Bytes(device_auth))));
         let foreign;
         let device_signer = if p.foreign_device_key {
             foreign = SigningKey::random(&mut rand::rngs::OsRng);
@@ -187,7 +226,14 @@ impl TestIssuer {
                     ("nameSpaces", device_name_spaces),
                     (
                         "deviceAuth",
-                        map(vec![("deviceSignature", device_signature)]),
+                        map(vec![(
+                            if p.device_mac {
+                                "deviceMac"
+                            } else {
+                                "deviceSignature"
+                            },
+                            device_signature,
+                        )]),
                     ),
                 ]),
             ),
@@ -197,11 +243,19 @@ impl TestIssuer {
             ("documents", Value::Array(vec![document])),
             ("status", Value::Integer(p.status.into())),
         ]);
-        let splices = disclosed
+        let mut splices: Splices = disclosed
             .iter()
             .filter(|it| it.long_header)
             .map(|it| (cbor(&it.tagged()), it.bytes()))
             .collect();
+        if p.long_device_ns_header {
+            // Keyed by "nameSpaces": issuerSigned's nameSpaces is a map, never `#6.24`.
+            let key = cbor(&text("nameSpaces"));
+            splices.push((
+                [&key[..], &preferred_ns].concat(),
+                [&key[..], &long_ns].concat(),
+            ));
+        }
         (response, splices)
     }
 }
@@ -209,7 +263,7 @@ impl TestIssuer {
 /// One IssuerSignedItem.
 struct IssuerItem {
     digest_id: u64,
-    random: [u8; 32],
+    random: Vec<u8>,
     name: String,
     value: Value,
     /// Sent as `d8 18 5a <u32 length> ...`: a valid but non-preferred bstr header.
@@ -220,10 +274,18 @@ impl IssuerItem {
     fn new(digest_id: u64, name: &str, value: Value) -> Self {
         IssuerItem {
             digest_id,
-            random: rand::thread_rng().gen(),
+            random: rand::thread_rng().gen::<[u8; 32]>().to_vec(),
             name: name.to_owned(),
             value,
             long_header: false,
+        }
+    }
+
+    /// `random` = 16 × the digest ID.
+    fn fixed(digest_id: u64, name: &str, value: Value) -> Self {
+        IssuerItem {
+            random: vec![digest_id as u8; 16],
+            ..IssuerItem::new(digest_id, name, value)
         }
     }
 
@@ -231,7 +293,7 @@ impl IssuerItem {
     fn tagged(&self) -> Value {
         tag24(&map(vec![
             ("digestID", Value::Integer(self.digest_id.into())),
-            ("random", Value::Bytes(self.random.to_vec())),
+            ("random", Value::Bytes(self.random.clone())),
             ("elementIdentifier", text(&self.name)),
             ("elementValue", self.value.clone()),
         ]))
@@ -248,9 +310,20 @@ impl IssuerItem {
         let Value::Bytes(content) = *inner else {
             unreachable!()
         };
-        let mut out = vec![0xd8, 0x18, 0x5a];
-        out.extend((content.len() as u32).to_be_bytes());
-        out.extend(content);
-        out
+        long_tag24(&content)
     }
+}
+
+/// The bstr inside a `#6.24` value.
+fn untag(v: &Value) -> &[u8] {
+    match v {
+        Value::Tag(24, inner) => inner.as_bytes().expect("tag 24 holds a bstr"),
+        _ => panic!("not #6.24(bstr): {v:?}"),
+    }
+}
+
+/// The encoded IssuerSignedItem (inside its `#6.24`) that `fixed_salts` mints for
+/// `digest_id`: the bytes a test looks for in a response.
+pub fn fixed_item(digest_id: u64, name: &str, value: Value) -> Vec<u8> {
+    untag(&IssuerItem::fixed(digest_id, name, value).tagged()).to_vec()
 }
