@@ -100,10 +100,41 @@ fn file_imports() -> Vec<(PathBuf, BTreeSet<String>)> {
         .collect()
 }
 
-/// Module → the modules it imports (itself left out).
+/// The files a module declares under `#[cfg(test)]` (`mdoc/tests.rs`, `mdoc/testkit.rs`):
+/// unit tests sit above every layer, so they may use the test kit that uses the module.
+fn test_only_files() -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for file in sources() {
+        let code = fs::read_to_string(Path::new(SRC).join(&file)).unwrap();
+        let dir = match file.file_name().and_then(|n| n.to_str()) {
+            Some("mod.rs" | "lib.rs" | "main.rs") => file.parent().unwrap().to_path_buf(),
+            _ => file.with_extension(""),
+        };
+        let lines: Vec<&str> = code.lines().map(str::trim).collect();
+        for pair in lines.windows(2) {
+            if pair[0] != "#[cfg(test)]" {
+                continue;
+            }
+            let decl = pair[1]
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ");
+            if let Some(name) = decl.strip_prefix("mod ").and_then(|d| d.strip_suffix(';')) {
+                out.insert(dir.join(format!("{name}.rs")));
+                out.insert(dir.join(name).join("mod.rs"));
+            }
+        }
+    }
+    out
+}
+
+/// Module → the modules it imports (itself left out), test-only files left out.
 fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let tests = test_only_files();
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (file, used) in file_imports() {
+        if tests.contains(&file) {
+            continue;
+        }
         let Some(module) = module_of(&file) else {
             continue;
         };
