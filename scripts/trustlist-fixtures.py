@@ -25,7 +25,9 @@ TO = datetime.datetime(2099, 12, 31, tzinfo=datetime.timezone.utc)
 
 
 def cert(cn, key, issuer=None, issuer_key=None, ca=False):
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn),
+    # O and C name the lists' operator and territory (TS 119 602 clause 6.8).
+    name = x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "EU"),
+                      x509.NameAttribute(NameOID.COMMON_NAME, cn),
                       x509.NameAttribute(NameOID.ORGANIZATION_NAME, "agegate tests")])
     b = (x509.CertificateBuilder().subject_name(name)
          .issuer_name(issuer.subject if issuer else name).public_key(key.public_key())
@@ -207,7 +209,8 @@ def main():
     print("wrote", OUT, file=sys.stderr)
 
 
-def lote(lote_type, services, seq=1):
+def lote(lote_type, services, seq=1, operator=({"lang": "en", "value": "agegate tests"},),
+         territory="EU"):
     def svc(type_, certs, history=()):
         return {"ServiceInformation": {
                     "ServiceTypeIdentifier": type_,
@@ -216,8 +219,8 @@ def lote(lote_type, services, seq=1):
                     "X509Certificates": [{"val": b64(c)} for c in history]}}] if history else []}
     return {"LoTE": {"ListAndSchemeInformation": {
                 "LoTEVersionIdentifier": 1, "LoTESequenceNumber": seq, "LoTEType": lote_type,
-                "SchemeOperatorName": [{"lang": "en", "value": "agegate tests"}],
-                "SchemeTerritory": "EU", "ListIssueDateTime": "2026-01-01T00:00:00Z",
+                "SchemeOperatorName": list(operator),
+                "SchemeTerritory": territory, "ListIssueDateTime": "2026-01-01T00:00:00Z",
                 "NextUpdate": "2099-01-01T00:00:00Z"},
             "TrustedEntitiesList": [{"TrustedEntityInformation": {"TEName": [{"lang": "en", "value": "Provider"}]},
                                      "TrustedEntityServices": [svc(*s) for s in services]}]}}
@@ -235,14 +238,22 @@ def jws(payload, key, chain, alg):
 
 def write_lotes(p, rsa_key, rsa_signer, ca, ec_key, ec_signer, ec384_key, ec384_signer):
     pid_type = "http://uri.etsi.org/19602/LoTEType/EUPIDProvidersList"
-    pid = lote(pid_type, [("http://uri.etsi.org/19602/SvcType/PID/Issuance", [p["a"]], [p["e-history"]]),
-                          ("http://uri.etsi.org/19602/SvcType/PID/Revocation", [p["c-deprecated"]])])
+    pid_services = [("http://uri.etsi.org/19602/SvcType/PID/Issuance", [p["a"]], [p["e-history"]]),
+                    ("http://uri.etsi.org/19602/SvcType/PID/Revocation", [p["c-deprecated"]])]
+    # The signer's O matches the operator's name in its second language.
+    pid = lote(pid_type, pid_services, operator=({"lang": "de", "value": "agegate Tests (Betreiber)"},
+                                                 {"lang": "en", "value": "agegate tests"}))
     mdl = lote("http://trust.ec.europa.eu/lists/mDL/mDLProvidersListType",
                [("http://uri.etsi.org/19602/SvcType/mDL/Issuance", [p["b"]]),
                 ("http://uri.etsi.org/19602/SvcType/PID/Issuance", [p["f-other-type"]])], seq=3)
     write("lote-pid-es256.jwt", jws(pid, ec_key, [ec_signer], "ES256"))
     write("lote-pid-rs256.jwt", jws(pid, rsa_key, [rsa_signer, ca], "RS256"))
     write("lote-mdl-es384.jwt", jws(mdl, ec384_key, [ec384_signer], "ES384"))
+    # Signed by a pinned signer whose subject is not the list's operator or territory.
+    other = lote(pid_type, pid_services, operator=({"lang": "en", "value": "Another operator"},))
+    write("refuse-lote-other-operator.jwt", jws(other, ec_key, [ec_signer], "ES256"))
+    elsewhere = lote(pid_type, pid_services, territory="DE")
+    write("refuse-lote-other-territory.jwt", jws(elsewhere, rsa_key, [rsa_signer, ca], "RS256"))
 
 
 def bench(n, out_dir):

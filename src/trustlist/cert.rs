@@ -2,6 +2,7 @@
 //! keys, the signature checks a list signature and a certificate chain need, and the
 //! chain from a list's signer to a pinned certificate.
 
+use der::asn1::ObjectIdentifier;
 use der::{Decode, Encode, Header, Reader, SliceReader, Tagged};
 use p256::ecdsa::signature::hazmat::PrehashVerifier;
 use rsa::pkcs1v15::Pkcs1v15Sign;
@@ -106,6 +107,10 @@ pub struct SignerCert {
     signed_with: Option<(Scheme, Hash)>,
     signature: Vec<u8>,
     pub key: PublicKey,
+    /// The subject's organizationName (O) and countryName (C) values, for the list
+    /// signer's name check (docs/wallets.md#what-agegate-checks-in-a-trusted-list).
+    pub organizations: Vec<String>,
+    pub countries: Vec<String>,
 }
 
 impl SignerCert {
@@ -169,6 +174,8 @@ impl SignerCert {
                 .ok_or("signature has unused bits")?
                 .to_vec(),
             key,
+            organizations: name_values(&tbs_cert.subject, ORGANIZATION_NAME),
+            countries: name_values(&tbs_cert.subject, COUNTRY_NAME),
         })
     }
 
@@ -231,6 +238,35 @@ pub fn check_chain(
         let _ = step;
     }
     Err(ChainError::Untrusted)
+}
+
+const COUNTRY_NAME: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.5.4.6");
+const ORGANIZATION_NAME: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.5.4.10");
+
+/// The values of one attribute type in a name, as text; a value in a string type that
+/// is not text-compatible (e.g. TeletexString) is left out, so it matches nothing.
+fn name_values(name: &x509_cert::name::Name, oid: ObjectIdentifier) -> Vec<String> {
+    name.0
+        .iter()
+        .flat_map(|rdn| rdn.0.iter())
+        .filter(|atv| atv.oid == oid)
+        .filter_map(|atv| {
+            let bytes = atv.value.value();
+            match atv.value.tag() {
+                der::Tag::Utf8String | der::Tag::PrintableString | der::Tag::Ia5String => {
+                    std::str::from_utf8(bytes).ok().map(str::to_owned)
+                }
+                der::Tag::BmpString if bytes.len() % 2 == 0 => char::decode_utf16(
+                    bytes
+                        .chunks_exact(2)
+                        .map(|c| u16::from_be_bytes([c[0], c[1]])),
+                )
+                .collect::<Result<String, _>>()
+                .ok(),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// The `tbsCertificate` TLV of a DER certificate, sliced from the input (its issuer

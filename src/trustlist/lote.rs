@@ -95,6 +95,7 @@ pub fn lote(
     if !kind.type_endings().iter().any(|e| lote_type.ends_with(e)) {
         return Err(ListError::WrongType(lote_type.to_owned()));
     }
+    signer_is_the_operator(signer, info)?;
     let sequence = info["LoTESequenceNumber"]
         .as_u64()
         .ok_or(ListError::Malformed("LoTESequenceNumber"))?;
@@ -124,6 +125,38 @@ pub fn lote(
         anchors,
         skipped_unsupported_key,
         signer: signer.der().to_vec(),
+    })
+}
+
+/// TS 119 602 clause 6.8: the signing certificate's subject names the list's operator,
+/// its O one of `SchemeOperatorName`'s entries (any language) and its C the
+/// `SchemeTerritory`; so a certificate that chains to the pin but belongs to another
+/// operator (another territory's list signer under a shared CA) cannot sign this list.
+fn signer_is_the_operator(signer: &SignerCert, info: &Value) -> Result<(), ListError> {
+    let names: Vec<&str> = info["SchemeOperatorName"]
+        .as_array()
+        .map(|entries| entries.iter().filter_map(|e| e["value"].as_str()).collect())
+        .unwrap_or_default();
+    if names.is_empty() {
+        return Err(ListError::Malformed("SchemeOperatorName"));
+    }
+    let territory = info["SchemeTerritory"]
+        .as_str()
+        .ok_or(ListError::Malformed("SchemeTerritory"))?;
+    let o_matches = signer
+        .organizations
+        .iter()
+        .any(|o| names.iter().any(|n| n.trim() == o.trim()));
+    let c_matches = signer
+        .countries
+        .iter()
+        .any(|c| c.trim().eq_ignore_ascii_case(territory.trim()));
+    if o_matches && c_matches {
+        return Ok(());
+    }
+    Err(ListError::SignerNotOperator {
+        organization: signer.organizations.join(", "),
+        country: signer.countries.join(", "),
     })
 }
 

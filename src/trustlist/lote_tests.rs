@@ -103,3 +103,45 @@ fn a_lower_sequence_or_a_stale_list_is_refused() {
         Err(ListError::Stale)
     );
 }
+
+#[test]
+fn a_list_whose_signer_is_not_its_operator_or_territory_is_refused() {
+    // The signers chain to their pins; their subject (O=agegate tests, C=EU) names
+    // another operator than "Another operator", another territory than DE.
+    assert_eq!(
+        load(
+            "refuse-lote-other-operator.jwt",
+            LoteKind::EudiPid,
+            "signer-ec.pem"
+        ),
+        Err(ListError::SignerNotOperator {
+            organization: "agegate tests".into(),
+            country: "EU".into()
+        })
+    );
+    let err = load(
+        "refuse-lote-other-territory.jwt",
+        LoteKind::EudiPid,
+        "signer-ca.pem",
+    )
+    .expect_err("another territory");
+    assert_eq!(
+        err.to_string(),
+        "signer's subject (O=\"agegate tests\", C=\"EU\") is not the list's \
+         SchemeOperatorName and SchemeTerritory"
+    );
+}
+
+#[test]
+fn the_signers_organisation_may_match_any_language_of_the_operators_name() {
+    // lote-pid-*.jwt name the operator in German first, in English (the signer's O) second.
+    let payload = {
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        use base64::Engine;
+        let jws = testdata("lote-pid-es256.jwt");
+        let b64 = jws.trim().split('.').nth(1).expect("payload").to_owned();
+        String::from_utf8(URL_SAFE_NO_PAD.decode(b64).expect("b64")).expect("utf-8")
+    };
+    assert!(payload.contains(r#"[{"lang":"de","value":"agegate Tests (Betreiber)"},{"lang":"en","value":"agegate tests"}]"#));
+    assert!(load("lote-pid-es256.jwt", LoteKind::EudiPid, "signer-ec.pem").is_ok());
+}

@@ -56,6 +56,15 @@ pub enum ListError {
     Jws(String),
     #[error("not a trusted list: {0} is missing or malformed")]
     Malformed(&'static str),
+    /// A list of trusted entities whose signer's subject is not its operator.
+    #[error(
+        "signer's subject (O={organization:?}, C={country:?}) is not the list's \
+         SchemeOperatorName and SchemeTerritory"
+    )]
+    SignerNotOperator {
+        organization: String,
+        country: String,
+    },
     #[error("list type {0} is not the one expected")]
     WrongType(String),
     #[error("past its NextUpdate by more than 7 days")]
