@@ -2,7 +2,9 @@
 //! wallet (`wallet.rs`) answers the real response endpoint, and the invite moves on.
 //! The refusals of each acceptance rule are in `eu_av_rules.rs`.
 
-use crate::helpers::{assert_error, spawn_app_with, SiteOptions, TestApp, TestSite, T0};
+use crate::helpers::{
+    assert_error, gateway_page, spawn_app_trusting, SiteOptions, TestApp, TestSite, T0,
+};
 use crate::receiver::{signed_by, TestReceiver};
 use crate::wallet::{AuthorizationRequest, Presentation, TestIssuer};
 use agegate::domain::{MinAge, SiteId};
@@ -20,8 +22,7 @@ pub async fn eu_av_app_with(
     issuer: &TestIssuer,
     configure: impl FnOnce(&mut agegate::config::Settings),
 ) -> TestApp {
-    spawn_app_with(|s| {
-        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
+    spawn_app_trusting(&[(agegate::domain::Kind::EU_AV, &issuer.ca_pem)], |s| {
         s.allow_private_webhooks = true;
         configure(s);
     })
@@ -30,9 +31,7 @@ pub async fn eu_av_app_with(
 
 /// Opens the invite's gateway page and reads the request off its link.
 pub async fn request_on_page(app: &TestApp, invite_url: &str) -> AuthorizationRequest {
-    let resp = app.client.get(invite_url).send().await.unwrap();
-    assert_eq!(resp.status(), 200);
-    AuthorizationRequest::from_gateway_html(&resp.text().await.unwrap())
+    AuthorizationRequest::from_gateway_html(&gateway_page(&app.client, invite_url).await)
 }
 
 /// The wallet's POST to the request's response_uri.
@@ -333,15 +332,7 @@ async fn without_trust_anchors_the_method_is_off() {
     let app = crate::helpers::spawn_app().await;
     let site = app.create_site().await;
     let invite = app.new_invite(&site, None).await;
-    let html = app
-        .client
-        .get(invite["url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = gateway_page(&app.client, invite["url"].as_str().unwrap()).await;
     assert!(!html.contains("eu-av-link"), "no wallet link when off");
     let resp = app
         .client

@@ -6,7 +6,7 @@
 
 use crate::dc_api::{dc_page, post_dc_api};
 use crate::eu_av::{answer, request_on_page};
-use crate::helpers::{assert_error, spawn_app_with, SiteOptions, TestApp, TestSite, T0};
+use crate::helpers::{assert_error, spawn_app_trusting, SiteOptions, TestApp, TestSite, T0};
 use crate::receipts::{decode, receipt_of};
 use crate::receiver::TestReceiver;
 use crate::wallet::{
@@ -14,10 +14,7 @@ use crate::wallet::{
     MDL_NAMESPACE, PID_DOCTYPE, PID_NAMESPACE,
 };
 use agegate::domain::{Accept, Kind};
-use agegate::mdoc::TrustAnchors;
-use agegate::trust::{AnchorSource, Trust, TrustHandle};
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// One kind as the test wallet knows it (independently of the server's table).
@@ -75,17 +72,11 @@ impl Issuers {
 
 /// A server trusting each listed kind's issuer for that kind only.
 async fn app_trusting(issuers: &Issuers, docs: &[&Doc]) -> TestApp {
-    let sources = docs
+    let sources: Vec<(Kind, &str)> = docs
         .iter()
-        .map(|doc| AnchorSource {
-            kind: doc.kind,
-            origin: format!("(test {})", doc.method),
-            anchors: Arc::new(TrustAnchors::from_pem(&issuers.of(doc).ca_pem).unwrap()),
-        })
+        .map(|doc| (doc.kind, issuers.of(doc).ca_pem.as_str()))
         .collect();
-    let trust = TrustHandle::fixed(Trust::from_sources(sources));
-    spawn_app_with(move |s| {
-        s.trust = trust;
+    spawn_app_trusting(&sources, |s| {
         s.allow_private_webhooks = true;
         s.metrics_listen = Some("127.0.0.1:0".into());
     })

@@ -4,7 +4,9 @@
 //! reloading the anchors of a running server — seen in `/metrics`' expiry gauge, the log
 //! and the verification of a driving licence.
 
-use crate::helpers::{agegate, cli_site, client, eventually, temp_db, ServerProcess};
+use crate::helpers::{
+    agegate, cli_site, client, eventually, gateway_page, serve_outcome, temp_db, ServerProcess,
+};
 use crate::wallet::{
     rfc3339, sha256, AuthorizationRequest, Presentation, TestIssuer, VicalEntry, VicalKnobs,
     VicalPublisher, MDL_DOCTYPE, MDL_NAMESPACE, PID_DOCTYPE,
@@ -14,7 +16,7 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const DAY: i64 = 86_400;
 
@@ -42,34 +44,6 @@ fn fingerprint(der: &[u8]) -> String {
 
 fn args(list: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<OsString> {
     list.iter().map(|a| a.as_ref().to_owned()).collect()
-}
-
-/// `agegate serve` with `extra` arguments and `env`: (exited with success, stderr). A
-/// server that starts anyway runs until stopped: after 10 s it is killed, and counts as
-/// not refused.
-fn serve_outcome(extra: &[OsString], env: &[(&str, &Path)]) -> (bool, String) {
-    let (_dir, db) = temp_db();
-    let mut child = agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(extra)
-        .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let stopped_by_itself = child.try_wait().unwrap().is_some();
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    (
-        stopped_by_itself && out.status.success(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 /// Asserts that `serve` with these arguments stops at once, non-zero, with exactly one
@@ -595,13 +569,9 @@ async fn expiry_gauge(metrics: &str) -> Vec<(String, String, i64)> {
 
 /// Opens the invite's gateway page and reads the wallet link's request.
 async fn request_of(invite: &Value) -> AuthorizationRequest {
-    let resp = client()
-        .get(invite["url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    AuthorizationRequest::from_gateway_html(&resp.text().await.unwrap())
+    AuthorizationRequest::from_gateway_html(
+        &gateway_page(&client(), invite["url"].as_str().unwrap()).await,
+    )
 }
 
 /// `issuer`'s driving licence, answering `req`: the response's status.
@@ -820,14 +790,7 @@ async fn readme_mdl_walkthrough_works() {
     );
     let invite: Value = serde_json::from_str(said.lines().last().unwrap())
         .unwrap_or_else(|e| panic!("{e}: the invite in {said}"));
-    let page = client()
-        .get(invite["url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = gateway_page(&client(), invite["url"].as_str().unwrap()).await;
     assert!(
         page.contains("Accepted here: Mobile driving licence (mDL)"),
         "{page}"

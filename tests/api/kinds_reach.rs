@@ -5,17 +5,16 @@
 
 use crate::dc_api::{dc_page, post_dc_api};
 use crate::eu_av::{answer, request_on_page};
-use crate::helpers::{agegate, assert_error, spawn_app_with, TestApp, TestSite, T0};
+use crate::helpers::{
+    agegate, assert_error, gateway_page, spawn_app_trusting, TestApp, TestSite, T0,
+};
 use crate::receipts::{decode, receipt_of};
 use crate::wallet::{
     DcAnswer, DcWallet as _, Presentation, TestIssuer, GOOGLE_ID_DOCTYPE, MDL_DOCTYPE,
     MDL_NAMESPACE, PHOTO_ID_DOCTYPE, PHOTO_ID_DRAFT_DOCTYPE, PHOTO_ID_NAMESPACE,
 };
 use agegate::domain::Kind;
-use agegate::mdoc::TrustAnchors;
-use agegate::trust::{AnchorSource, Trust, TrustHandle};
 use serde_json::{json, Value};
-use std::sync::Arc;
 
 /// One credential as the test wallet holds it (independently of the server's table).
 struct Doc {
@@ -67,17 +66,11 @@ impl Issuers {
     }
 
     async fn app(&self) -> TestApp {
-        let source = |kind, issuer: &TestIssuer| AnchorSource {
-            kind,
-            origin: format!("(test {kind})"),
-            anchors: Arc::new(TrustAnchors::from_pem(&issuer.ca_pem).unwrap()),
-        };
-        let trust = TrustHandle::fixed(Trust::from_sources(vec![
-            source(Kind::GOOGLE_ID, &self.google),
-            source(Kind::PHOTO_ID, &self.photo),
-        ]));
-        spawn_app_with(move |s| {
-            s.trust = trust;
+        let sources = [
+            (Kind::GOOGLE_ID, self.google.ca_pem.as_str()),
+            (Kind::PHOTO_ID, self.photo.ca_pem.as_str()),
+        ];
+        spawn_app_trusting(&sources, |s| {
             s.metrics_listen = Some("127.0.0.1:0".into());
         })
         .await
@@ -115,15 +108,7 @@ async fn the_requests_ask_for_google_ids_and_both_photo_id_doc_types_each_alone(
         [GOOGLE_ID_DOCTYPE, PHOTO_ID_DOCTYPE, PHOTO_ID_DRAFT_DOCTYPE],
         "one docRequest per docType"
     );
-    let html = app
-        .client
-        .get(&url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = gateway_page(&app.client, &url).await;
     assert!(
         html.contains("Accepted here: Google Wallet ID pass; Photo ID (ISO/IEC 23220)."),
         "{html}"

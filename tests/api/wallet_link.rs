@@ -3,7 +3,7 @@
 //! QR code carries the same URI.
 
 use crate::eu_av::eu_av_app_with;
-use crate::helpers::T0;
+use crate::helpers::{gateway_page, T0};
 use crate::wallet::{AuthorizationRequest, TestIssuer};
 use qrcode::{Color, EcLevel, QrCode};
 use std::collections::BTreeSet;
@@ -66,15 +66,7 @@ async fn the_wallet_link_and_its_qr_code_are_scheme_authorize_for_every_scheme()
         let app = eu_av_app_with(&issuer, |s| s.wallet_scheme = scheme.into()).await;
         let site = app.create_site().await;
         let invite = app.new_invite(&site, None).await;
-        let html = app
-            .client
-            .get(invite["url"].as_str().unwrap())
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let html = gateway_page(&app.client, invite["url"].as_str().unwrap()).await;
         // The link's href, HTML-unescaped.
         let req = AuthorizationRequest::from_gateway_html(&html);
         let href = req.uri.clone();

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 mod serve;
 mod wait;
 
-pub use serve::{agegate, cli_site, run_cli, temp_db, ServerProcess, TestDb};
+pub use serve::{agegate, cli_site, run_cli, serve_outcome, temp_db, ServerProcess, TestDb};
 pub use wait::{eventually, poll, poll_blocking};
 
 pub const VERIFIER_TOKEN: &str = "test-verifier-token";
@@ -293,6 +293,36 @@ pub async fn assert_error(resp: reqwest::Response, status: u16, code: u32) -> Va
         "message in {body}"
     );
     body
+}
+
+/// The gateway page at `url` (an invite's `url`): answered 200, its HTML.
+pub async fn gateway_page(client: &reqwest::Client, url: &str) -> String {
+    let resp = client.get(url).send().await.unwrap();
+    assert_eq!(resp.status(), 200, "{url}");
+    resp.text().await.unwrap()
+}
+
+/// An app whose trust is each `(kind, pem)`: `pem`'s CA certificates for `kind`, as
+/// `serve`'s anchor flags give them; then `configure`d.
+pub async fn spawn_app_trusting(
+    sources: &[(agegate::domain::Kind, &str)],
+    configure: impl FnOnce(&mut Settings),
+) -> TestApp {
+    use agegate::trust::{AnchorSource, Trust, TrustHandle};
+    let sources = sources
+        .iter()
+        .map(|(kind, pem)| AnchorSource {
+            kind: *kind,
+            origin: format!("(test {kind})"),
+            anchors: Arc::new(agegate::mdoc::TrustAnchors::from_pem(pem).expect("the test CA")),
+        })
+        .collect();
+    let trust = TrustHandle::fixed(Trust::from_sources(sources));
+    spawn_app_with(move |s| {
+        s.trust = trust;
+        configure(s);
+    })
+    .await
 }
 
 /// Trust in `pem`'s CA certificates for `kind` only, as `serve`'s trust flag of that kind.

@@ -84,6 +84,30 @@ pub fn cli_site(db: &TestDb, extra: &[&str]) -> (TestSite, Value) {
     )
 }
 
+/// `agegate serve` on a fresh database with `extra` arguments and `env`, for a start it
+/// must refuse: (exited with success, stderr). A server that starts anyway runs until
+/// stopped: after [`EXIT_WITHIN`] it is killed, and counts as not refused.
+pub fn serve_outcome(extra: &[std::ffi::OsString], env: &[(&str, &Path)]) -> (bool, String) {
+    let (_dir, db) = temp_db();
+    let mut child = agegate()
+        .arg("--database-url")
+        .arg(&db.url)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stopped = poll_blocking(EXIT_WITHIN, || child.try_wait().unwrap().map(|_| ())).is_some();
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    (
+        stopped && out.status.success(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
 /// How long a server may take to exit, or to log a line.
 const EXIT_WITHIN: Duration = Duration::from_secs(10);
 
