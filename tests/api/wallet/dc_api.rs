@@ -251,14 +251,7 @@ impl DcWallet for TestIssuer {
         } else {
             req.recipient
         };
-        let jwe = agegate::dcapi::jwe::encrypt(
-            &mut rand::rngs::OsRng,
-            payload.to_string().as_bytes(),
-            &recipient,
-            req.kid.as_deref(),
-        )
-        .expect("JWE");
-        json!({"response": jwe})
+        jwe_to(&recipient, req.kid.as_deref(), &payload)
     }
 
     fn dc_annex_c_data(
@@ -277,11 +270,38 @@ impl DcWallet for TestIssuer {
         } else {
             req.recipient
         };
-        let sealed =
-            agegate::dcapi::hpke::seal(&mut rand::rngs::OsRng, &recipient, &info, &device_response)
-                .expect("HPKE seal");
-        json!({"response": annex_c_response(&sealed.enc, &sealed.ciphertext)})
+        sealed_to(&recipient, &info, &device_response)
     }
+}
+
+/// `credential.data` answering R1 with `payload` (`{"vp_token": ...}`), encrypted to the
+/// request's key.
+pub fn jwe_data(req: &DcOpenId4Vp, payload: &Json) -> Json {
+    jwe_to(&req.recipient, req.kid.as_deref(), payload)
+}
+
+/// `credential.data` answering R2 with `device_response` (CBOR), sealed to the request's
+/// key with the CBOR SessionTranscript `transcript` as HPKE `info`.
+pub fn hpke_data(req: &DcAnnexC, transcript: &[u8], device_response: &[u8]) -> Json {
+    sealed_to(&req.recipient, transcript, device_response)
+}
+
+fn jwe_to(recipient: &PublicKey, kid: Option<&str>, payload: &Json) -> Json {
+    let jwe = agegate::dcapi::jwe::encrypt(
+        &mut rand::rngs::OsRng,
+        payload.to_string().as_bytes(),
+        recipient,
+        kid,
+    )
+    .expect("JWE");
+    json!({"response": jwe})
+}
+
+fn sealed_to(recipient: &PublicKey, info: &[u8], device_response: &[u8]) -> Json {
+    let sealed =
+        agegate::dcapi::hpke::seal(&mut rand::rngs::OsRng, recipient, info, device_response)
+            .expect("HPKE seal");
+    json!({"response": annex_c_response(&sealed.enc, &sealed.ciphertext)})
 }
 
 /// base64url of CBOR `["dcapi", {"enc": bstr, "cipherText": bstr}]`.

@@ -27,8 +27,8 @@ pub use agegate::testkit::{
     PID_DOCTYPE, PID_NAMESPACE,
 };
 pub use dc_api::{
-    annex_c_response, dc_annex_c_transcript, dc_openid4vp_transcript, get as cbor_get,
-    int_key as cbor_int_key, jwk_thumbprint, untag24, DcAnswer, DcApiPage, DcWallet,
+    annex_c_response, dc_annex_c_transcript, dc_openid4vp_transcript, get as cbor_get, hpke_data,
+    int_key as cbor_int_key, jwe_data, jwk_thumbprint, untag24, DcAnswer, DcApiPage, DcWallet,
 };
 pub use request::{credential_queries, html_unescape, AuthorizationRequest, CredentialQuery};
 

@@ -1,0 +1,198 @@
+//! A pending invite on a server with circuits, read as a ZK wallet reads it: the link's
+//! DCQL (`mso_mdoc_zk` credentials and the circuits they offer), the page's DC API
+//! requests; the SessionTranscript each transport implies (built here from the standards,
+//! as tests/api/wallet does for plain answers), and the answer posted through it with the
+//! test wallet's envelopes (form post, JWE, HPKE).
+
+use crate::dc_api::{dc_page, post_dc_api};
+use crate::eu_av::{answer as link_answer, request_on_page};
+use crate::helpers::{SiteOptions, TestApp, TestSite};
+use crate::wallet::{
+    dc_annex_c_transcript, dc_openid4vp_transcript, jwk_thumbprint, session_transcript,
+    AuthorizationRequest, DcApiPage,
+};
+use agegate::testkit::cbor;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use serde_json::{json, Value as Json};
+
+/// How the wallet answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// The link or QR code: `direct_post` to the response_uri.
+    Link,
+    /// The DC API's OpenID4VP request (JWE).
+    R1,
+    /// The DC API's Annex C request (HPKE).
+    R2,
+}
+
+impl Transport {
+    pub const ALL: [Transport; 3] = [Transport::Link, Transport::R1, Transport::R2];
+}
+
+/// A `mso_mdoc_zk` credential of a DCQL query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZkCredential {
+    pub id: String,
+    pub doc_type: String,
+    /// The `circuit_hash` of each offered `zk_system_type`, in order.
+    pub circuits: Vec<String>,
+}
+
+/// The `mso_mdoc_zk` credentials of a DCQL query, in its order.
+pub fn zk_credentials(dcql: &Json) -> Vec<ZkCredential> {
+    let none = Vec::new();
+    dcql["credentials"]
+        .as_array()
+        .unwrap_or(&none)
+        .iter()
+        .filter(|c| c["format"] == "mso_mdoc_zk")
+        .map(|c| ZkCredential {
+            id: c["id"].as_str().expect("id").to_owned(),
+            doc_type: c["meta"]["doctype_value"]
+                .as_str()
+                .expect("docType")
+                .to_owned(),
+            circuits: c["meta"]["zk_system_type"]
+                .as_array()
+                .expect("zk_system_type")
+                .iter()
+                .map(|s| s["circuit_hash"].as_str().expect("circuit_hash").to_owned())
+                .collect(),
+        })
+        .collect()
+}
+
+/// A site's pending invite and the requests its gateway page carries.
+pub struct ZkCase {
+    pub site: TestSite,
+    pub invite_id: String,
+    pub url: String,
+    pub link: AuthorizationRequest,
+    pub page: DcApiPage,
+}
+
+impl ZkCase {
+    pub async fn new(app: &TestApp, options: SiteOptions<'_>) -> Self {
+        let site = app.create_site_with(options).await;
+        Self::of_site(app, site).await
+    }
+
+    /// A new invite of `site`.
+    pub async fn of_site(app: &TestApp, site: TestSite) -> Self {
+        let invite = app
+            .new_invite(&site, Some(json!({"customId": "c-9"})))
+            .await;
+        let url = invite["url"].as_str().unwrap().to_owned();
+        let link = request_on_page(app, &url).await;
+        let page = dc_page(app, &url).await;
+        ZkCase {
+            site,
+            invite_id: invite["inviteId"].as_str().unwrap().to_owned(),
+            url,
+            link,
+            page,
+        }
+    }
+
+    /// The claim the request asks for, e.g. `age_over_18`.
+    pub fn claim(&self) -> String {
+        self.link.requested_claim.clone()
+    }
+
+    /// The id of the ZK credential for `doc_type` in `transport`'s DCQL query.
+    pub fn zk_id(&self, transport: Transport, doc_type: &str) -> String {
+        let dcql = match transport {
+            Transport::R1 => self.page.r1().params["dcql_query"].clone(),
+            _ => self.link.dcql_query.clone(),
+        };
+        zk_credentials(&dcql)
+            .into_iter()
+            .find(|c| c.doc_type == doc_type)
+            .unwrap_or_else(|| panic!("no mso_mdoc_zk credential for {doc_type} in {dcql}"))
+            .id
+    }
+
+    /// The SessionTranscript's CBOR that `transport` implies for a page at `origin`.
+    pub fn transcript(&self, transport: Transport, origin: &str) -> Vec<u8> {
+        let link = &self.link;
+        cbor(&match transport {
+            Transport::Link => {
+                session_transcript(&link.client_id, &link.nonce, None, &link.response_uri)
+            }
+            Transport::R1 => {
+                let r1 = self.page.r1();
+                dc_openid4vp_transcript(origin, &r1.nonce, &jwk_thumbprint(&r1.jwk))
+            }
+            Transport::R2 => dc_annex_c_transcript(&self.page.r2().encryption_info, origin),
+        })
+    }
+
+    /// `credential.data` of a DC API answer carrying `device_response` under the ZK
+    /// credential of `doc_type` (R1) or sealed to the request's key (R2).
+    pub fn dc_data(
+        &self,
+        transport: Transport,
+        origin: &str,
+        doc_type: &str,
+        device_response: &[u8],
+    ) -> Json {
+        match transport {
+            Transport::Link => panic!("the link has no DC API data"),
+            Transport::R1 => {
+                let vp_token = self.vp_token(transport, doc_type, device_response);
+                crate::wallet::jwe_data(&self.page.r1(), &json!({"vp_token": vp_token}))
+            }
+            Transport::R2 => {
+                let transcript = self.transcript(transport, origin);
+                crate::wallet::hpke_data(&self.page.r2(), &transcript, device_response)
+            }
+        }
+    }
+
+    /// The DC API's `protocol` of `transport`'s request.
+    pub fn protocol(&self, transport: Transport) -> String {
+        match transport {
+            Transport::R2 => "org-iso-mdoc".to_owned(),
+            _ => self.page.r1().protocol,
+        }
+    }
+
+    /// `{"<ZK credential id>": ["<base64url DeviceResponse>"]}`.
+    pub fn vp_token(&self, transport: Transport, doc_type: &str, device_response: &[u8]) -> Json {
+        let id = self.zk_id(transport, doc_type);
+        json!({ id: [URL_SAFE_NO_PAD.encode(device_response)] })
+    }
+
+    /// Posts `device_response` through `transport`, as the wallet (link) or the page's
+    /// script (DC API) would.
+    pub async fn answer(
+        &self,
+        app: &TestApp,
+        transport: Transport,
+        doc_type: &str,
+        device_response: &[u8],
+    ) -> reqwest::Response {
+        match transport {
+            Transport::Link => {
+                let vp_token = self.vp_token(transport, doc_type, device_response);
+                link_answer(app, &self.link, &vp_token.to_string()).await
+            }
+            _ => {
+                let data = self.dc_data(transport, &app.base, doc_type, device_response);
+                let body = json!({
+                    "state": self.page.state,
+                    "protocol": self.protocol(transport),
+                    "data": data,
+                });
+                post_dc_api(app, &self.url, &body).await
+            }
+        }
+    }
+
+    pub async fn status(&self, app: &TestApp) -> String {
+        let record = app.status_record(&self.site, &self.invite_id).await;
+        record["status"].as_str().unwrap().to_owned()
+    }
+}
