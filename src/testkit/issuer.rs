@@ -4,9 +4,41 @@ use super::{TestIssuer, DAY};
 use p256::ecdsa::SigningKey;
 use std::sync::Arc;
 
+/// A CA: its certificate and key, to sign certificates under it.
 pub(super) struct Ca {
-    cert: rcgen::Certificate,
-    key: rcgen::KeyPair,
+    pub(super) cert: rcgen::Certificate,
+    pub(super) key: rcgen::KeyPair,
+}
+
+/// The test kit's certificates: subject `C=country, CN=cn`, valid over
+/// `[not_before, not_after]` (Unix seconds); a CA (keyCertSign, cRLSign) or an
+/// end-entity signer (digitalSignature).
+pub(super) fn cert_params(
+    country: &str,
+    cn: &str,
+    (not_before, not_after): (i64, i64),
+    ca: bool,
+) -> rcgen::CertificateParams {
+    let mut params = rcgen::CertificateParams::default();
+    params.distinguished_name = rcgen::DistinguishedName::new();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CountryName, country);
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, cn);
+    if ca {
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params.key_usages = vec![
+            rcgen::KeyUsagePurpose::KeyCertSign,
+            rcgen::KeyUsagePurpose::CrlSign,
+        ];
+    } else {
+        params.is_ca = rcgen::IsCa::ExplicitNoCa;
+        params.key_usages = vec![rcgen::KeyUsagePurpose::DigitalSignature];
+    }
+    set_validity(&mut params, not_before, not_after);
+    params
 }
 
 impl TestIssuer {
@@ -21,21 +53,9 @@ impl TestIssuer {
     pub fn named(ca_name: &str, now: i64) -> Self {
         let (not_before, not_after) = (now - 30 * DAY, now + 365 * DAY);
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let mut params = rcgen::CertificateParams::default();
-        params.distinguished_name = rcgen::DistinguishedName::new();
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CountryName, "UT");
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, ca_name);
-        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        params.key_usages = vec![
-            rcgen::KeyUsagePurpose::KeyCertSign,
-            rcgen::KeyUsagePurpose::CrlSign,
-        ];
-        set_validity(&mut params, not_before, not_after);
-        let cert = params.self_signed(&key).unwrap();
+        let cert = cert_params("UT", ca_name, (not_before, not_after), true)
+            .self_signed(&key)
+            .unwrap();
         let ca = Arc::new(Ca { cert, key });
         let device_key = SigningKey::random(&mut rand::rngs::OsRng);
         Self::with_ca(ca, device_key, not_before, not_after)
@@ -50,17 +70,10 @@ impl TestIssuer {
         ds_years: (i32, i32),
     ) -> Self {
         let key = rcgen::KeyPair::generate_for(ca_alg).unwrap();
-        let mut params = rcgen::CertificateParams::default();
-        params.distinguished_name = rcgen::DistinguishedName::new();
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CountryName, "EU");
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "Test AV IACA");
-        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        set_validity(&mut params, year(ca_years.0), year(ca_years.1));
-        let cert = params.self_signed(&key).unwrap();
+        let validity = (year(ca_years.0), year(ca_years.1));
+        let cert = cert_params("EU", "Test AV IACA", validity, true)
+            .self_signed(&key)
+            .unwrap();
         let device_key = SigningKey::from_slice(&[0x42; 32]).unwrap();
         Self::with_ca(
             Arc::new(Ca { cert, key }),
@@ -88,18 +101,9 @@ impl TestIssuer {
 
     fn with_ca(ca: Arc<Ca>, device_key: SigningKey, not_before: i64, not_after: i64) -> Self {
         let ds = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let mut params = rcgen::CertificateParams::default();
-        params.distinguished_name = rcgen::DistinguishedName::new();
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CountryName, "UT");
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "agegate test Proof of Age DS");
-        params.is_ca = rcgen::IsCa::ExplicitNoCa;
-        params.key_usages = vec![rcgen::KeyUsagePurpose::DigitalSignature];
+        let validity = (not_before, not_after);
+        let mut params = cert_params("UT", "agegate test Proof of Age DS", validity, false);
         params.use_authority_key_identifier_extension = true;
-        set_validity(&mut params, not_before, not_after);
         let ds_cert = params.signed_by(&ds, &ca.cert, &ca.key).unwrap();
         TestIssuer {
             ca_pem: ca.cert.pem(),

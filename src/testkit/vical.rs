@@ -13,7 +13,7 @@
 //! `vical_publisher.rs` is the integration tests' front to them, on the app's clock.
 
 use super::encode::{cbor, map, sha256, tdate, text};
-use super::issuer::{p256_key, set_validity, year};
+use super::issuer::{cert_params, p256_key, year, Ca};
 use ciborium::Value;
 use p256::ecdsa::signature::Signer as _;
 use p256::pkcs8::DecodePrivateKey as _;
@@ -26,11 +26,6 @@ pub const MDL_DOCTYPE: &str = "org.iso.18013.5.1.mDL";
 enum SignerKey {
     P256(p256::ecdsa::SigningKey),
     P384(p384::ecdsa::SigningKey),
-}
-
-struct Ca {
-    cert: rcgen::Certificate,
-    key: rcgen::KeyPair,
 }
 
 /// The VICAL provider's PKI: anchor → (intermediate →) signer.
@@ -75,33 +70,6 @@ pub fn years((from, to): (i32, i32)) -> (i64, i64) {
     (year(from), year(to))
 }
 
-fn cert_params(
-    cn: &str,
-    (not_before, not_after): (i64, i64),
-    ca: bool,
-) -> rcgen::CertificateParams {
-    let mut params = rcgen::CertificateParams::default();
-    params.distinguished_name = rcgen::DistinguishedName::new();
-    params
-        .distinguished_name
-        .push(rcgen::DnType::CountryName, "UT");
-    params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, cn);
-    if ca {
-        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        params.key_usages = vec![
-            rcgen::KeyUsagePurpose::KeyCertSign,
-            rcgen::KeyUsagePurpose::CrlSign,
-        ];
-    } else {
-        params.is_ca = rcgen::IsCa::ExplicitNoCa;
-        params.key_usages = vec![rcgen::KeyUsagePurpose::DigitalSignature];
-    }
-    set_validity(&mut params, not_before, not_after);
-    params
-}
-
 impl Default for VicalPki {
     fn default() -> VicalPki {
         VicalPki::new()
@@ -116,7 +84,7 @@ impl VicalPki {
 
     pub fn with(spec: PkiSpec) -> VicalPki {
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let cert = cert_params("agegate test VICAL Root", spec.anchor_validity, true)
+        let cert = cert_params("UT", "agegate test VICAL Root", spec.anchor_validity, true)
             .self_signed(&key)
             .unwrap();
         Self::under(Arc::new(Ca { cert, key }), &spec)
@@ -131,6 +99,7 @@ impl VicalPki {
         let intermediate = spec.intermediate.then(|| {
             let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
             let cert = cert_params(
+                "UT",
                 "agegate test VICAL Issuing CA",
                 spec.intermediate_validity,
                 spec.intermediate_is_ca,
@@ -141,9 +110,14 @@ impl VicalPki {
         });
         let key = rcgen::KeyPair::generate_for(spec.signer_alg).unwrap();
         let issuer = intermediate.as_ref().unwrap_or(&anchor);
-        let cert = cert_params("agegate test VICAL Signer", spec.signer_validity, false)
-            .signed_by(&key, &issuer.cert, &issuer.key)
-            .unwrap();
+        let cert = cert_params(
+            "UT",
+            "agegate test VICAL Signer",
+            spec.signer_validity,
+            false,
+        )
+        .signed_by(&key, &issuer.cert, &issuer.key)
+        .unwrap();
         let signer = if std::ptr::eq(spec.signer_alg, &rcgen::PKCS_ECDSA_P384_SHA384) {
             SignerKey::P384(p384::ecdsa::SigningKey::from_pkcs8_der(&key.serialize_der()).unwrap())
         } else {
