@@ -19,12 +19,14 @@ pub struct KindInfo {
     pub title: &'static str,
 }
 
-/// One docType of a kind and the id of its DCQL credential query (the key of the
-/// answer's `vp_token`); ids are unique across the table.
+/// One docType of a kind and the ids of its DCQL credential queries (the key of the
+/// answer's `vp_token`): the plain `mso_mdoc` one and the zero-knowledge `mso_mdoc_zk`
+/// one (docs/wallets.md#zero-knowledge-proofs); ids are unique across the table.
 #[derive(Debug, PartialEq, Eq)]
 pub struct DocType {
     pub doc_type: &'static str,
     pub dcql_id: &'static str,
+    pub zk_dcql_id: &'static str,
 }
 
 /// The kinds table (docs/wallets.md#credential-kinds), in its order (the order requests
@@ -35,6 +37,7 @@ pub const KINDS: [KindInfo; 5] = [
         doc_types: &[DocType {
             doc_type: "eu.europa.ec.av.1",
             dcql_id: "proof_of_age",
+            zk_dcql_id: "proof_of_age_zk",
         }],
         namespace: "eu.europa.ec.av.1",
         title: "EU Age Verification app",
@@ -44,6 +47,7 @@ pub const KINDS: [KindInfo; 5] = [
         doc_types: &[DocType {
             doc_type: "eu.europa.ec.eudi.pid.1",
             dcql_id: "pid",
+            zk_dcql_id: "pid_zk",
         }],
         namespace: "eu.europa.ec.eudi.pid.1",
         title: "EU Digital Identity Wallet (PID)",
@@ -53,6 +57,7 @@ pub const KINDS: [KindInfo; 5] = [
         doc_types: &[DocType {
             doc_type: "org.iso.18013.5.1.mDL",
             dcql_id: "mdl",
+            zk_dcql_id: "mdl_zk",
         }],
         namespace: "org.iso.18013.5.1",
         title: "Mobile driving licence (mDL)",
@@ -64,6 +69,7 @@ pub const KINDS: [KindInfo; 5] = [
         doc_types: &[DocType {
             doc_type: "com.google.wallet.idcard.1",
             dcql_id: "google_id",
+            zk_dcql_id: "google_id_zk",
         }],
         namespace: "org.iso.18013.5.1",
         title: "Google Wallet ID pass",
@@ -76,10 +82,12 @@ pub const KINDS: [KindInfo; 5] = [
             DocType {
                 doc_type: "org.iso.23220.photoid.1",
                 dcql_id: "photo_id",
+                zk_dcql_id: "photo_id_zk",
             },
             DocType {
                 doc_type: "org.iso.23220.photoID.1",
                 dcql_id: "photo_id_2",
+                zk_dcql_id: "photo_id_2_zk",
             },
         ],
         namespace: "org.iso.23220.1",
@@ -136,6 +144,15 @@ impl Kind {
     /// The kind one of whose DCQL credential ids is `id`.
     pub fn by_dcql_id(id: &str) -> Option<Kind> {
         Kind::find(|k| k.doc_types.iter().any(|d| d.dcql_id == id))
+    }
+
+    /// The kind one of whose zero-knowledge DCQL credential ids is `id`, and that
+    /// docType's row.
+    pub fn by_zk_dcql_id(id: &str) -> Option<(Kind, &'static DocType)> {
+        Kind::all().find_map(|k| {
+            let found = k.info().doc_types.iter().find(|d| d.zk_dcql_id == id)?;
+            Some((k, found))
+        })
     }
 
     /// The DCQL credential id of its first docType: the kind's own id.
@@ -320,6 +337,10 @@ mod tests {
             for d in k.info().doc_types {
                 assert_eq!(Kind::by_doc_type(d.doc_type), Some((k, d)));
                 assert_eq!(Kind::by_dcql_id(d.dcql_id), Some(k));
+                assert_eq!(Kind::by_zk_dcql_id(d.zk_dcql_id), Some((k, d)));
+                assert_eq!(d.zk_dcql_id, format!("{}_zk", d.dcql_id));
+                assert_eq!(Kind::by_dcql_id(d.zk_dcql_id), None);
+                assert_eq!(Kind::by_zk_dcql_id(d.dcql_id), None);
             }
         }
         assert_eq!(Kind::PHOTO_ID.dcql_id(), "photo_id");
@@ -328,9 +349,9 @@ mod tests {
         assert_eq!(Kind::by_doc_type("org.iso.23220.PHOTOID.1"), None);
         let ids: std::collections::BTreeSet<_> = KINDS
             .iter()
-            .flat_map(|k| k.doc_types.iter().map(|d| d.dcql_id))
+            .flat_map(|k| k.doc_types.iter().flat_map(|d| [d.dcql_id, d.zk_dcql_id]))
             .collect();
-        assert_eq!(ids.len(), 6, "DCQL ids are unique");
+        assert_eq!(ids.len(), 12, "DCQL ids, plain and ZK, are unique");
     }
 
     #[test]

@@ -121,6 +121,7 @@ impl Application {
             trust: settings.trust.clone(),
             wallet_scheme: settings.wallet_scheme.clone(),
             dc_api_signer: settings.dc_api_signer.clone(),
+            zk: settings.zk.clone(),
             rate_limit: settings.rate_limit,
             observe: metrics_listener.is_some(),
         });

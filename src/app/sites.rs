@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::clock::Clock;
 use crate::domain::{
     Accept, MinAge, Password, SiteId, SiteName, SiteUrl, Username, WebhookFormat, WebhookSecret,
+    ZkPolicy,
 };
 use crate::store::{AdminStore, NewCredential, NewSite, SiteRecord, SiteUpdate, StoreError};
 
@@ -42,6 +43,7 @@ pub struct SiteSettings {
     pub min_age: MinAge,
     pub webhook_format: WebhookFormat,
     pub accept: Accept,
+    pub zk: ZkPolicy,
 }
 
 impl SiteSettings {
@@ -55,6 +57,7 @@ impl SiteSettings {
             min_age: MinAge::DEFAULT,
             webhook_format: WebhookFormat::Standard,
             accept: Accept::All,
+            zk: ZkPolicy::default(),
         }
     }
 }
@@ -73,6 +76,7 @@ pub async fn create_site(
         min_age,
         webhook_format,
         accept,
+        zk,
     } = settings;
     let now = clock.now();
     let id = SiteId::generate();
@@ -95,6 +99,7 @@ pub async fn create_site(
             min_age,
             webhook_format,
             accept,
+            zk,
             created_at: now,
             credential: NewCredential {
                 username,
@@ -124,12 +129,14 @@ pub async fn update_site(
         min_age,
         webhook_format,
         accept,
+        zk,
     } = &update;
     if redirect_url.is_none()
         && webhook_url.is_none()
         && min_age.is_none()
         && webhook_format.is_none()
         && accept.is_none()
+        && zk.is_none()
     {
         return Err(SiteError::NothingToUpdate);
     }

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use crate::app::sites::{create_site, SiteSettings};
 use crate::clock::SystemClock;
-use crate::domain::{Accept, MinAge, SiteName, SiteUrl, WebhookFormat};
+use crate::domain::{Accept, MinAge, SiteName, SiteUrl, WebhookFormat, ZkPolicy};
 use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
@@ -30,6 +30,10 @@ pub struct Args {
     /// eu-av, eudi-pid, mdl, google-id, photo-id. The gateway asks for those the server also has on.
     #[arg(long, value_name = "LIST", default_value = "all", value_parser = |s: &str| Accept::parse(s))]
     accept: Accept,
+    /// Whether the gateway asks for a zero-knowledge proof of age, on a server with
+    /// --zk-circuits: off, prefer (a proof or a plain presentation) or require (a proof only).
+    #[arg(long, value_name = "POLICY", default_value = "prefer", value_parser = |s: &str| ZkPolicy::parse(s))]
+    zk: ZkPolicy,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -48,6 +52,7 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
             min_age: args.min_age,
             webhook_format: args.webhook_format,
             accept: args.accept,
+            zk: args.zk,
         },
     )
     .await?;

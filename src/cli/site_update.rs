@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use crate::app::sites::{update_site, SiteError};
-use crate::domain::{Accept, MinAge, SiteId, SiteUrl, WebhookFormat};
+use crate::domain::{Accept, MinAge, SiteId, SiteUrl, WebhookFormat, ZkPolicy};
 use crate::store::{AdminStore, SiteUpdate};
 
 #[derive(Debug, clap::Args)]
@@ -24,6 +24,10 @@ pub struct Args {
     /// eudi-pid, mdl, google-id, photo-id; the next request a gateway page makes asks for them.
     #[arg(long, value_name = "LIST", value_parser = |s: &str| Accept::parse(s))]
     accept: Option<Accept>,
+    /// New zero-knowledge policy: off, prefer or require; the next request a gateway page
+    /// makes follows it.
+    #[arg(long, value_name = "POLICY", value_parser = |s: &str| ZkPolicy::parse(s))]
+    zk: Option<ZkPolicy>,
 }
 
 /// A URL, or nothing (from an empty argument).
@@ -45,10 +49,11 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
         min_age: args.min_age,
         webhook_format: args.webhook_format,
         accept: args.accept,
+        zk: args.zk,
     };
     match update_site(store.as_ref(), args.site_id, update).await {
         Err(SiteError::NothingToUpdate) => anyhow::bail!(
-            "nothing to update: give --redirect-url, --webhook-url, --min-age, --webhook-format or --accept"
+            "nothing to update: give --redirect-url, --webhook-url, --min-age, --webhook-format, --accept or --zk"
         ),
         other => other?,
     }

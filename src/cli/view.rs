@@ -17,6 +17,8 @@ pub struct SiteView {
     webhook_format: &'static str,
     /// The accepted kinds, `all` written out as every kind's name.
     accept: Vec<&'static str>,
+    /// The zero-knowledge policy: off, prefer or require.
+    zk: &'static str,
     created_at: String,
     credentials: Vec<CredentialView>,
 }
@@ -40,6 +42,7 @@ impl From<SiteRecord> for SiteView {
             min_age: s.min_age.get(),
             webhook_format: s.webhook_format.as_str(),
             accept: s.accept.kinds().names(),
+            zk: s.zk.as_str(),
             created_at: rfc3339(s.created_at),
             credentials: s
                 .credentials
@@ -72,6 +75,7 @@ pub fn print_site(site: &SiteView) {
     println!("  minimum age:  {}", site.min_age);
     println!("  webhooks:     {}", site.webhook_format);
     println!("  accepts:      {}", site.accept.join(", "));
+    println!("  ZK proofs:    {}", site.zk);
     println!("  created:      {}", site.created_at);
     println!("  credentials:");
     for c in &site.credentials {

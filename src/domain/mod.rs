@@ -22,8 +22,10 @@ pub use idempotency::{BodyDigest, IdempotencyKey, IdempotentRequest};
 pub use invite::{CustomId, CustomIdError, InviteId, Status, VerifyError, VerifyTransition};
 pub use kind::{Accept, Kind, KindSet};
 pub use listing::{Cursor, ListQuery, PageSize};
-pub use presentation::{DcApiSecrets, EncryptionNonce, MinAge, PresentationRequest, VerifyMethod};
-pub use site::{SiteId, SiteName, SiteUrl};
+pub use presentation::{
+    DcApiSecrets, EncryptionNonce, MinAge, PresentationRequest, VerifyMethod, ZkOffer,
+};
+pub use site::{SiteId, SiteName, SiteUrl, ZkPolicy, ZkPolicyError};
 pub use webhook::WebhookFormat;
 
 use base64::Engine;

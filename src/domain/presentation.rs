@@ -10,6 +10,7 @@ use rand::rngs::OsRng;
 use rand::RngCore;
 
 use super::kind::{Kind, KindSet};
+use super::site::ZkPolicy;
 use crate::clock::UnixTime;
 use crate::dcapi::ResponseKey;
 
@@ -111,6 +112,9 @@ pub struct PresentationRequest {
     /// What the DC API channel needs; `None` for a request an older release made (it is
     /// given secrets when next shown) and once the request has been answered.
     pub dc_api: Option<DcApiSecrets>,
+    /// The zero-knowledge proofs it offered (docs/wallets.md#zero-knowledge-proofs), fixed
+    /// when it was made; `None`: a plain presentation only.
+    pub zk: Option<ZkOffer>,
 }
 
 impl PresentationRequest {
@@ -124,7 +128,13 @@ impl PresentationRequest {
             expires_at: now + REQUEST_LIFETIME_SECS,
             answered_at: None,
             dc_api: Some(DcApiSecrets::generate()),
+            zk: None,
         }
+    }
+
+    /// The request offering `zk`.
+    pub fn with_zk(self, zk: Option<ZkOffer>) -> Self {
+        Self { zk, ..self }
     }
 
     /// Live: shown, not yet answered successfully, and less than 10 minutes old.
@@ -135,6 +145,51 @@ impl PresentationRequest {
     /// The age an answer must prove: the higher of the request's and the site's now.
     pub fn required_age(&self, site_now: MinAge) -> MinAge {
         self.min_age.max(site_now)
+    }
+}
+
+/// What a request offers of zero-knowledge proofs (docs/wallets.md#zero-knowledge-proofs):
+/// the circuits a proof may be made with, and whether only a proof answers. Stored with
+/// the request, so any node checks an answer against what this request offered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZkOffer {
+    /// Each circuit's `circuit_hash` (64 lowercase hex digits), newest version first.
+    pub circuits: Vec<String>,
+    /// The site's policy was `require`: a plain presentation is refused.
+    pub required: bool,
+}
+
+impl ZkOffer {
+    /// What a site with `policy` offers on a server whose loaded 1-attribute circuits
+    /// are `circuits` (newest first): nothing when the policy is off or there are none.
+    pub fn new(policy: ZkPolicy, circuits: Vec<String>) -> Option<Self> {
+        if policy == ZkPolicy::Off || circuits.is_empty() {
+            return None;
+        }
+        Some(Self {
+            circuits,
+            required: policy == ZkPolicy::Require,
+        })
+    }
+
+    /// Whether `circuit_hash` is one of the offered circuits.
+    pub fn offers(&self, circuit_hash: &str) -> bool {
+        self.circuits.iter().any(|c| c == circuit_hash)
+    }
+
+    /// The circuits as stored: comma-separated, in order.
+    pub fn stored_circuits(&self) -> String {
+        self.circuits.join(",")
+    }
+
+    /// From its stored columns; `None` unless there is at least one circuit and each is
+    /// 64 lowercase hex digits.
+    pub fn from_stored(circuits: &str, required: bool) -> Option<Self> {
+        let circuits: Vec<String> = circuits.split(',').map(str::to_owned).collect();
+        let valid = circuits
+            .iter()
+            .all(|c| c.len() == 64 && c.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')));
+        valid.then_some(Self { circuits, required })
     }
 }
 

@@ -181,3 +181,29 @@ fn a_kind_with_two_doc_types_asks_for_each_as_its_own_credential_query() {
         serde_json::json!(["org.iso.18013.5.1", "age_over_18"])
     );
 }
+
+#[test]
+fn a_zk_offer_is_made_unless_the_policy_is_off_or_no_circuit_is_loaded() {
+    let v7 = "8d079211715200ff06c5109639245502bfe94aa869908d31176aae4016182121".to_owned();
+    let v6 = "137e5a75ce72735a37c8a72da1a8a0a5df8d13365c2ae3d2c2bd6a0e7197c7c6".to_owned();
+    let both = vec![v7.clone(), v6.clone()];
+    assert_eq!(ZkOffer::new(ZkPolicy::Off, both.clone()), None);
+    assert_eq!(ZkOffer::new(ZkPolicy::Prefer, Vec::new()), None);
+    let prefer = ZkOffer::new(ZkPolicy::Prefer, both.clone()).unwrap();
+    assert_eq!(prefer.circuits, both);
+    assert!(!prefer.required);
+    assert!(prefer.offers(&v6));
+    assert!(!prefer.offers(&v6[1..]));
+    let require = ZkOffer::new(ZkPolicy::Require, both).unwrap();
+    assert!(require.required);
+    let stored = require.stored_circuits();
+    assert_eq!(stored, format!("{v7},{v6}"));
+    assert_eq!(ZkOffer::from_stored(&stored, true), Some(require));
+    assert_eq!(ZkOffer::from_stored("", false), None);
+    assert_eq!(ZkOffer::from_stored(&v7.to_uppercase(), false), None);
+    assert_eq!(ZkOffer::from_stored(&format!("{v7},"), false), None);
+    let r = PresentationRequest::new(MinAge::DEFAULT, 0);
+    assert_eq!(r.zk, None, "a fresh request offers no proof until told");
+    let offer = ZkOffer::new(ZkPolicy::Prefer, vec![v7]);
+    assert_eq!(r.with_zk(offer.clone()).zk, offer);
+}

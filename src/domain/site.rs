@@ -102,6 +102,55 @@ impl SiteUrl {
     }
 }
 
+/// Whether a site's wallet requests ask for a zero-knowledge proof of age
+/// (docs/wallets.md#zero-knowledge-proofs); it matters only on a server with circuits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ZkPolicy {
+    /// Ask for a plain presentation only, as without circuits.
+    Off,
+    /// Ask for a proof or a plain presentation, the proof first.
+    #[default]
+    Prefer,
+    /// Ask for a proof only; a plain answer is refused.
+    Require,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the zero-knowledge policy must be off, prefer or require, not '{0}'")]
+pub struct ZkPolicyError(pub String);
+
+impl ZkPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ZkPolicy::Off => "off",
+            ZkPolicy::Prefer => "prefer",
+            ZkPolicy::Require => "require",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self, ZkPolicyError> {
+        match s {
+            "off" => Ok(ZkPolicy::Off),
+            "prefer" => Ok(ZkPolicy::Prefer),
+            "require" => Ok(ZkPolicy::Require),
+            _ => Err(ZkPolicyError(s.to_owned())),
+        }
+    }
+}
+
+impl FromStr for ZkPolicy {
+    type Err = ZkPolicyError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+impl fmt::Display for ZkPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +193,19 @@ mod tests {
             SiteUrl::parse("https://u:p@x.example/"),
             Err(SiteUrlError::Userinfo(_))
         ));
+    }
+
+    #[test]
+    fn zk_policies_parse_and_print_and_default_to_prefer() {
+        for p in [ZkPolicy::Off, ZkPolicy::Prefer, ZkPolicy::Require] {
+            assert_eq!(ZkPolicy::parse(p.as_str()), Ok(p));
+            assert_eq!(p.to_string(), p.as_str());
+        }
+        assert_eq!(ZkPolicy::default(), ZkPolicy::Prefer);
+        assert_eq!(
+            ZkPolicy::parse("Require").unwrap_err().to_string(),
+            "the zero-knowledge policy must be off, prefer or require, not 'Require'"
+        );
+        assert!(ZkPolicy::parse("").is_err());
     }
 }

@@ -47,6 +47,9 @@ pub struct App {
     pub wallet_scheme: String,
     /// The Digital Credentials API channel, on whenever a wallet method is.
     pub dc_api: gateway::dc_api::DcApi,
+    /// The loaded ZK circuits and their pool (docs/wallets.md#zero-knowledge-proofs);
+    /// `None` without `--zk-circuits`.
+    pub zk: Option<Arc<crate::zk::Zk>>,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// `--rate-limit`: authenticated requests per second per site; `None` is no limit.
     pub rate_limiter: Option<crate::ratelimit::RateLimiter<crate::domain::SiteId>>,
@@ -164,6 +167,8 @@ pub struct AppParts {
     pub wallet_scheme: String,
     /// Signed Digital Credentials API requests (`--dc-api-signing-key`/`-cert`).
     pub dc_api_signer: Option<crate::dcapi::RequestSigner>,
+    /// `--zk-circuits`: the loaded circuits and their pool; `None` is off.
+    pub zk: Option<Arc<crate::zk::Zk>>,
     pub rate_limit: u32,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Whether anyone reads the metrics (`--metrics-listen`); off, requests skip the
@@ -186,6 +191,7 @@ pub fn router(parts: AppParts) -> edge::Edge {
         deliveries: parts.deliveries,
         trust: parts.trust,
         wallet_scheme: parts.wallet_scheme,
+        zk: parts.zk,
         rate_limiter: crate::ratelimit::RateLimiter::new(parts.rate_limit),
         metrics: parts.metrics,
         openapi_json,

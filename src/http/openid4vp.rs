@@ -68,7 +68,8 @@ pub async fn offer(
     let request = match state.store.live_request(id, now).await? {
         Some(live) if live.dc_api.is_some() => live,
         _ => {
-            let fresh = PresentationRequest::new(gateway.min_age, now);
+            let zk = state.zk.as_ref().and_then(|zk| zk.offer(gateway.zk));
+            let fresh = PresentationRequest::new(gateway.min_age, now).with_zk(zk);
             state.store.open_request(id, fresh).await?
         }
     };

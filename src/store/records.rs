@@ -5,7 +5,7 @@ use crate::clock::UnixTime;
 use crate::domain::console::{ConsoleUsername, PasswordHash, SessionDigest};
 use crate::domain::{
     Accept, CustomId, InviteId, MinAge, PasswordDigest, SiteId, SiteName, SiteUrl, Status,
-    Username, VerifyMethod, WebhookFormat, WebhookSecret,
+    Username, VerifyMethod, WebhookFormat, WebhookSecret, ZkPolicy,
 };
 
 pub struct NewInvite {
@@ -100,6 +100,7 @@ pub struct NewSite {
     pub min_age: MinAge,
     pub webhook_format: WebhookFormat,
     pub accept: Accept,
+    pub zk: ZkPolicy,
     pub created_at: UnixTime,
     pub credential: NewCredential,
     pub webhook_secret: WebhookSecret,
@@ -122,6 +123,7 @@ pub struct SiteRecord {
     pub min_age: MinAge,
     pub webhook_format: WebhookFormat,
     pub accept: Accept,
+    pub zk: ZkPolicy,
     pub created_at: UnixTime,
     pub credentials: Vec<CredentialInfo>,
 }
@@ -134,6 +136,7 @@ pub struct SiteUpdate {
     pub min_age: Option<MinAge>,
     pub webhook_format: Option<WebhookFormat>,
     pub accept: Option<Accept>,
+    pub zk: Option<ZkPolicy>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +156,8 @@ pub struct GatewayInvite {
     pub min_age: MinAge,
     /// The kinds of credential the site accepts.
     pub accept: Accept,
+    /// Whether its requests ask for a zero-knowledge proof.
+    pub zk: ZkPolicy,
 }
 
 /// A receipt signing key as stored: the 32-byte P-256 scalar. The newest is current.

@@ -18,7 +18,8 @@ use crate::domain::idempotency::RememberedKey;
 use crate::domain::webhook::{DeliveryState, EventId, EventType};
 use crate::domain::{
     Accept, BodyDigest, DcApiSecrets, EncryptionNonce, InviteId, MinAge, PasswordDigest,
-    PresentationRequest, SiteId, Status, VerifyMethod, WebhookFormat, WebhookSecret,
+    PresentationRequest, SiteId, Status, VerifyMethod, WebhookFormat, WebhookSecret, ZkOffer,
+    ZkPolicy,
 };
 
 /// Typed access to one row's columns by position.
@@ -78,6 +79,20 @@ fn accept(row: &dyn Columns, i: usize) -> StoreResult<Accept> {
     parsed(row, i, "accepted kinds", |s| Accept::parse(s).ok())
 }
 
+fn zk_policy(row: &dyn Columns, i: usize) -> StoreResult<ZkPolicy> {
+    parsed(row, i, "zero-knowledge policy", |s| ZkPolicy::parse(s).ok())
+}
+
+/// The offered circuits (NULL: none) and whether only a proof answers.
+fn zk_offer(row: &dyn Columns, circuits: usize, required: usize) -> StoreResult<Option<ZkOffer>> {
+    let Some(stored) = row.opt_text(circuits)? else {
+        return Ok(None);
+    };
+    ZkOffer::from_stored(&stored, row.boolean(required)?)
+        .map(Some)
+        .ok_or_else(|| StoreError::Corrupt(format!("offered ZK circuits '{stored}'")))
+}
+
 fn count(row: &dyn Columns, i: usize) -> StoreResult<usize> {
     let n = row.int(i)?;
     usize::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n}")))
@@ -109,7 +124,7 @@ pub fn invite(row: &dyn Columns, at: usize) -> StoreResult<InviteRecord> {
 
 /// [`INVITE_COLUMNS`] and then these, from `invites i JOIN sites s`.
 pub const GATEWAY_COLUMNS: &str = "i.invite_id, i.site_id, i.custom_id, i.status, i.created_at, \
-     i.expires_at, i.verified_method, s.name, s.redirect_url, s.sandbox, s.min_age, s.accept";
+     i.expires_at, i.verified_method, s.name, s.redirect_url, s.sandbox, s.min_age, s.accept, s.zk";
 
 pub fn gateway_invite(row: &dyn Columns) -> StoreResult<GatewayInvite> {
     Ok(GatewayInvite {
@@ -119,6 +134,7 @@ pub fn gateway_invite(row: &dyn Columns) -> StoreResult<GatewayInvite> {
         sandbox: row.boolean(9)?,
         min_age: min_age(row, 10)?,
         accept: accept(row, 11)?,
+        zk: zk_policy(row, 12)?,
     })
 }
 
@@ -147,7 +163,7 @@ pub fn credential(row: &dyn Columns) -> StoreResult<CredentialRecord> {
 }
 
 pub const SITE_COLUMNS: &str =
-    "site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format, accept";
+    "site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format, accept, zk";
 
 /// A site without its credentials (they come from [`credential_info`]).
 pub fn site(row: &dyn Columns) -> StoreResult<SiteRecord> {
@@ -161,6 +177,7 @@ pub fn site(row: &dyn Columns) -> StoreResult<SiteRecord> {
         min_age: min_age(row, 6)?,
         webhook_format: webhook_format(row, 7)?,
         accept: accept(row, 8)?,
+        zk: zk_policy(row, 9)?,
         credentials: Vec::new(),
     })
 }
@@ -176,7 +193,8 @@ pub fn credential_info(row: &dyn Columns) -> StoreResult<CredentialInfo> {
 }
 
 pub const REQUEST_COLUMNS: &str =
-    "state, nonce, min_age, created_at, expires_at, answered_at, response_key, encryption_nonce";
+    "state, nonce, min_age, created_at, expires_at, answered_at, response_key, encryption_nonce, \
+     zk_circuits, zk_required";
 
 pub fn presentation_request(row: &dyn Columns) -> StoreResult<PresentationRequest> {
     Ok(PresentationRequest {
@@ -187,6 +205,7 @@ pub fn presentation_request(row: &dyn Columns) -> StoreResult<PresentationReques
         expires_at: row.int(4)?,
         answered_at: row.opt_int(5)?,
         dc_api: dc_api_secrets(row, 6, 7)?,
+        zk: zk_offer(row, 8, 9)?,
     })
 }
 

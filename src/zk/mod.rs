@@ -7,6 +7,8 @@ mod pool;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::domain::{ZkOffer, ZkPolicy};
+
 pub use agegate_zk::{CircuitInfo, PublicInputs, ZkCircuit};
 pub use pool::{PoolFull, ZkPool};
 
@@ -109,6 +111,19 @@ impl Zk {
             circuits,
             pool: ZkPool::new(workers),
         }))
+    }
+}
+
+impl Zk {
+    /// What a request for a site with `policy` offers: the 1-attribute circuits (the
+    /// claim is one `age_over_NN`), newest version first; nothing when the policy is off.
+    pub fn offer(&self, policy: ZkPolicy) -> Option<ZkOffer> {
+        let circuits = self
+            .circuits
+            .for_attributes(1)
+            .map(|c| c.info.circuit_hash.to_owned())
+            .collect();
+        ZkOffer::new(policy, circuits)
     }
 }
 

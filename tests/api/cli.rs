@@ -73,7 +73,8 @@ fn list_and_show_describe_sites_without_any_secret() {
             "sandbox",
             "siteId",
             "webhookFormat",
-            "webhookUrl"
+            "webhookUrl",
+            "zk"
         ]
     );
     assert_eq!(shown["siteId"], site.site_id.as_str());
@@ -88,6 +89,7 @@ fn list_and_show_describe_sites_without_any_secret() {
     assert_eq!(shown["sandbox"], true);
     assert_eq!(shown["minAge"], 18);
     assert_eq!(shown["webhookFormat"], "standard");
+    assert_eq!(shown["zk"], "prefer");
     assert!(humantime::parse_rfc3339(shown["createdAt"].as_str().unwrap()).is_ok());
     let creds = shown["credentials"].as_array().unwrap();
     assert_eq!(creds.len(), 1);

@@ -58,4 +58,5 @@ mod webhook_formats;
 mod webhook_ops;
 mod webhooks;
 mod zk;
+mod zk_requests;
 mod zk_serve;

@@ -12,7 +12,7 @@ use super::session::{Action, NoFields, NoticeQuery, Operator};
 use super::{page, see_other, when, ConsoleError, ConsoleState, Layout};
 use crate::app::keys::{self, rotate_webhook_secret, Revoked};
 use crate::app::sites::{self, create_site, SiteSettings};
-use crate::domain::{Accept, MinAge, SiteId, SiteName, SiteUrl, WebhookFormat};
+use crate::domain::{Accept, MinAge, SiteId, SiteName, SiteUrl, WebhookFormat, ZkPolicy};
 use crate::store::{CredentialInfo, SiteRecord};
 
 #[derive(Template)]
@@ -98,6 +98,8 @@ pub struct NewSiteForm {
     webhook_format: String,
     #[serde(default)]
     accept: String,
+    #[serde(default)]
+    zk: String,
 }
 
 impl NewSiteForm {
@@ -123,8 +125,13 @@ impl NewSiteForm {
             "" => Accept::All,
             list => Accept::parse(list).map_err(|e| e.to_string())?,
         };
+        let zk = match self.zk.trim() {
+            "" => ZkPolicy::default(),
+            p => ZkPolicy::parse(p).map_err(|e| e.to_string())?,
+        };
         Ok(SiteSettings {
             accept,
+            zk,
             name: SiteName::parse(&self.name).map_err(|e| e.to_string())?,
             redirect_url: url(&self.redirect_url)?,
             webhook_url: url(&self.webhook_url)?,

@@ -6,7 +6,7 @@ use p256::elliptic_curve::zeroize::Zeroizing;
 
 use super::{changes, execute, invites, may_be_stored, one};
 use crate::clock::UnixTime;
-use crate::domain::{DcApiSecrets, InviteId, PresentationRequest};
+use crate::domain::{DcApiSecrets, InviteId, PresentationRequest, ZkOffer};
 use crate::receipt::Evidence;
 use crate::store::rows::{self, REQUEST_COLUMNS};
 use crate::store::transitions::{self, AnswerStep};
@@ -59,8 +59,8 @@ pub async fn open(
         &tx,
         "INSERT INTO presentation_requests
              (state, invite_id, nonce, min_age, created_at, expires_at,
-              response_key, encryption_nonce)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+              response_key, encryption_nonce, zk_circuits, zk_required)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         &[
             &fresh.state,
             &invite.as_str(),
@@ -70,6 +70,8 @@ pub async fn open(
             &fresh.expires_at,
             &key.as_ref().map(|k| k.as_slice()),
             &nonce,
+            &fresh.zk.as_ref().map(ZkOffer::stored_circuits),
+            &fresh.zk.as_ref().is_some_and(|z| z.required),
         ],
     )
     .await?;

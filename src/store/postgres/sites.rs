@@ -29,8 +29,8 @@ pub async fn create(client: &mut Object, site: &NewSite) -> StoreResult<()> {
         &tx,
         "INSERT INTO sites
              (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format,
-              accept)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+              accept, zk)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         &[
             &site.id.to_string(),
             &site.name.as_str(),
@@ -41,6 +41,7 @@ pub async fn create(client: &mut Object, site: &NewSite) -> StoreResult<()> {
             &i64::from(site.min_age.get()),
             &site.webhook_format.as_str(),
             &site.accept.to_stored(),
+            &site.zk.as_str(),
         ],
     )
     .await?;
@@ -91,7 +92,8 @@ pub async fn update(
              webhook_url = CASE WHEN $4::BOOLEAN THEN $5::TEXT ELSE webhook_url END,
              min_age = COALESCE($6::BIGINT, min_age),
              webhook_format = COALESCE($7::TEXT, webhook_format),
-             accept = COALESCE($8::TEXT, accept)
+             accept = COALESCE($8::TEXT, accept),
+             zk = COALESCE($9::TEXT, zk)
          WHERE site_id = $1",
         &[
             &id.to_string(),
@@ -108,6 +110,7 @@ pub async fn update(
             &update.min_age.map(|a| i64::from(a.get())),
             &update.webhook_format.map(|f| f.as_str()),
             &update.accept.map(|a| a.to_stored()),
+            &update.zk.map(|z| z.as_str()),
         ],
     )
     .await?;

@@ -24,6 +24,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0013_custom_id_fresh.sql"),
     include_str!("migrations/0014_receipt_key_signs_from.sql"),
     include_str!("migrations/0015_health_probe.sql"),
+    include_str!("migrations/0016_zk.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {

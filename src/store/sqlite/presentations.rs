@@ -7,7 +7,7 @@ use rusqlite::{params, Connection};
 use super::hooks::Tx;
 use super::{changes, invites, one};
 use crate::clock::UnixTime;
-use crate::domain::{DcApiSecrets, InviteId, PresentationRequest};
+use crate::domain::{DcApiSecrets, InviteId, PresentationRequest, ZkOffer};
 use crate::receipt::Evidence;
 use crate::store::rows::{self, REQUEST_COLUMNS};
 use crate::store::transitions::{self, AnswerStep};
@@ -51,8 +51,8 @@ pub fn open(
     conn.prepare_cached(
         "INSERT INTO presentation_requests
              (state, invite_id, nonce, min_age, created_at, expires_at,
-              response_key, encryption_nonce)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+              response_key, encryption_nonce, zk_circuits, zk_required)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
         fresh.state,
@@ -62,7 +62,9 @@ pub fn open(
         fresh.created_at,
         fresh.expires_at,
         key.as_ref().map(|k| k.as_slice()),
-        nonce
+        nonce,
+        fresh.zk.as_ref().map(ZkOffer::stored_circuits),
+        fresh.zk.as_ref().is_some_and(|z| z.required)
     ])?;
     Ok(fresh)
 }

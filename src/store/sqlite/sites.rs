@@ -21,8 +21,8 @@ pub fn create(conn: &Connection, site: &NewSite) -> StoreResult<()> {
     conn.prepare_cached(
         "INSERT INTO sites
              (site_id, name, redirect_url, webhook_url, sandbox, created_at, min_age, webhook_format,
-              accept)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+              accept, zk)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
         site.id.to_string(),
@@ -33,7 +33,8 @@ pub fn create(conn: &Connection, site: &NewSite) -> StoreResult<()> {
         site.created_at,
         site.min_age.get(),
         site.webhook_format.as_str(),
-        site.accept.to_stored()
+        site.accept.to_stored(),
+        site.zk.as_str()
     ])?;
     add_credential(conn, site.id, &site.credential)?;
     insert_secret(conn, site.id, &site.webhook_secret, site.created_at)
@@ -75,7 +76,8 @@ pub fn update(conn: &Connection, id: SiteId, update: &SiteUpdate) -> StoreResult
                  webhook_url = CASE WHEN ?4 THEN ?5 ELSE webhook_url END,
                  min_age = COALESCE(?6, min_age),
                  webhook_format = COALESCE(?7, webhook_format),
-                 accept = COALESCE(?8, accept)
+                 accept = COALESCE(?8, accept),
+                 zk = COALESCE(?9, zk)
              WHERE site_id = ?1",
         )?
         .execute(params![
@@ -92,7 +94,8 @@ pub fn update(conn: &Connection, id: SiteId, update: &SiteUpdate) -> StoreResult
                 .and_then(|u| u.as_ref().map(|u| u.as_str())),
             update.min_age.map(|a| a.get()),
             update.webhook_format.map(|f| f.as_str()),
-            update.accept.map(|a| a.to_stored())
+            update.accept.map(|a| a.to_stored()),
+            update.zk.map(|z| z.as_str())
         ])?;
     Ok(changed == 1)
 }

@@ -61,6 +61,8 @@ pub struct SiteOptions<'a> {
     pub webhook_format: WebhookFormat,
     /// The kinds the site accepts (`all` by default).
     pub accept: agegate::domain::Accept,
+    /// The zero-knowledge policy (`prefer` by default).
+    pub zk: agegate::domain::ZkPolicy,
 }
 
 pub fn client() -> reqwest::Client {
@@ -200,6 +202,7 @@ impl TestApp {
                 min_age: MinAge::new(options.min_age.unwrap_or(18)).unwrap(),
                 webhook_format: options.webhook_format,
                 accept: options.accept,
+                zk: options.zk,
             },
         )
         .await
