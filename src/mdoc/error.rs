@@ -7,6 +7,8 @@ pub enum CertRole {
     DocumentSigner,
     /// The configured CA certificate it chains to.
     TrustAnchor,
+    /// A CA certificate between the two, sent with a zero-knowledge proof's `msoX5chain`.
+    Intermediate,
 }
 
 impl std::fmt::Display for CertRole {
@@ -14,6 +16,7 @@ impl std::fmt::Display for CertRole {
         f.write_str(match self {
             CertRole::DocumentSigner => "document signer",
             CertRole::TrustAnchor => "trust anchor",
+            CertRole::Intermediate => "intermediate",
         })
     }
 }
@@ -93,4 +96,24 @@ pub enum PresentationError {
     AgeClaimMissing(u8),
     #[error("the disclosed age_over claim is not true")]
     AgeClaimFalse,
+    /// A zero-knowledge answer (docs/wallets.md#zero-knowledge-proofs): names the field of
+    /// `ZkDocument` or `ZkDocumentData` that is missing or ill-formed.
+    #[error("malformed zero-knowledge document: {0}")]
+    MalformedZkDocument(&'static str),
+    #[error("a zero-knowledge proof was not asked for by this request")]
+    ZkNotOffered,
+    /// The `zkSystemId` sent (truncated, shown escaped).
+    #[error("zkSystemId {0:?} names no circuit this request offered")]
+    ZkCircuitNotOffered(String),
+    #[error("this site requires a zero-knowledge proof; a plain presentation is refused")]
+    ZkRequired,
+    #[error("the proof's timestamp is not within 5 minutes of the server's clock")]
+    ZkTimestamp,
+    /// The claim the request asked for (`age_over_NN`).
+    #[error("issuerSigned does not list {0} = true in the credential's namespace")]
+    ZkClaimNotListed(String),
+    #[error("deviceSigned is not empty")]
+    ZkDeviceSigned,
+    #[error("the zero-knowledge proof does not verify")]
+    ZkProofInvalid,
 }

@@ -24,6 +24,7 @@ mod time;
 pub(crate) mod transcript;
 pub mod vical;
 pub(crate) mod x509;
+pub mod zk;
 
 #[cfg(test)]
 mod anchor_tests;

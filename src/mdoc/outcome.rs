@@ -37,6 +37,14 @@ impl PresentationError {
             E::DeviceSignatureInvalid => "device_signature",
             E::AgeClaimMissing(_) => "age_claim_missing",
             E::AgeClaimFalse => "age_not_proven",
+            E::MalformedZkDocument(_) => "malformed",
+            E::ZkNotOffered => "zk_not_offered",
+            E::ZkCircuitNotOffered(_) => "zk_circuit",
+            E::ZkRequired => "zk_required",
+            E::ZkTimestamp => "zk_timestamp",
+            E::ZkClaimNotListed(_) => "age_claim_missing",
+            E::ZkDeviceSigned => "zk_device_signed",
+            E::ZkProofInvalid => "zk_proof",
         }
     }
 }

@@ -243,7 +243,7 @@ fn validity(cert: &ParsedCert, now: i64, role: ChainCert) -> Result<(), VicalErr
 
 /// Whether the certificate's basicConstraints says cA (RFC 5280 section 4.2.1.9): an
 /// intermediate must be a CA, or any certificate the anchor issued could sign a VICAL.
-fn is_ca(der: &[u8]) -> bool {
+pub(crate) fn is_ca(der: &[u8]) -> bool {
     use der::Decode;
     use x509_cert::ext::pkix::BasicConstraints;
     let Ok(cert) = x509_cert::Certificate::from_der(der) else {

@@ -370,4 +370,33 @@ impl TrustAnchors {
         first.check_validity(now, CertRole::TrustAnchor)?;
         Ok(fingerprint(first))
     }
+
+    /// [`TrustAnchors::check_signer`] for a chain, leaf first: the leaf is an anchor or
+    /// signed by one, or by `chain[1]`, a CA that is an anchor or signed by one, and so
+    /// on; every certificate of the chain followed is valid at `now`.
+    pub(crate) fn check_chain(
+        &self,
+        chain: &[ParsedCert],
+        now: i64,
+    ) -> Result<[u8; 32], PresentationError> {
+        let Some((leaf, intermediates)) = chain.split_first() else {
+            return Err(PresentationError::UntrustedIssuer);
+        };
+        leaf.check_validity(now, CertRole::DocumentSigner)?;
+        let mut current = leaf;
+        for next in intermediates {
+            match self.check_signer(current, now) {
+                Err(PresentationError::UntrustedIssuer) => {}
+                done => return done,
+            }
+            // An intermediate must be a CA, or any certificate an anchor issued could
+            // vouch for a document signer.
+            if !current.is_signed_by(next) || !super::vical::is_ca(&next.der) {
+                return Err(PresentationError::UntrustedIssuer);
+            }
+            next.check_validity(now, CertRole::Intermediate)?;
+            current = next;
+        }
+        self.check_signer(current, now)
+    }
 }
