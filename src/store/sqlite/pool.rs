@@ -313,5 +313,8 @@ impl<H: BatchHooks> Drop for Pool<H> {
 }
 
 #[cfg(test)]
+#[path = "pool_hooks_tests.rs"]
+mod hooks_tests;
+#[cfg(test)]
 #[path = "pool_tests.rs"]
 mod tests;

@@ -1,4 +1,5 @@
-//! The writer pool under faults and mixed batches, with hooks that only record.
+//! The writer pool under faults and mixed batches, with hooks that only record; the kit
+//! of these tests and of `pool_hooks_tests.rs` (what the hooks are handed).
 
 use super::*;
 use std::sync::Arc;
@@ -6,7 +7,7 @@ use std::time::Duration;
 
 /// What [`Recorder`] saw of one batch.
 #[derive(Debug, PartialEq)]
-enum Seen {
+pub(super) enum Seen {
     /// Before the commit: the notes handed over.
     Notes(Vec<&'static str>),
     /// After it: whether it committed.
@@ -17,10 +18,10 @@ enum Seen {
 /// each note into `noted` in the batch's transaction, and fail the batch on a note
 /// `"fail"` (after writing).
 #[derive(Clone, Default)]
-struct Recorder(Arc<Mutex<Vec<Seen>>>);
+pub(super) struct Recorder(Arc<Mutex<Vec<Seen>>>);
 
 impl Recorder {
-    fn seen(&self) -> Vec<Seen> {
+    pub(super) fn seen(&self) -> Vec<Seen> {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
 }
@@ -58,8 +59,8 @@ impl ConnHooks for Quiet {
     fn batch_ended(&self, _: Option<Instant>) {}
 }
 
-type Pool = super::Pool<Recorder>;
-type Tx<'a> = WriteTx<'a, &'static str>;
+pub(super) type Pool = super::Pool<Recorder>;
+pub(super) type Tx<'a> = WriteTx<'a, &'static str>;
 
 /// A pool whose writer is `writer`, its other connections on `path`.
 fn start(writer: Connection, path: &std::path::Path) -> Arc<Pool> {
@@ -67,7 +68,7 @@ fn start(writer: Connection, path: &std::path::Path) -> Arc<Pool> {
 }
 
 /// [`start`], and what its hooks saw.
-fn start_recording(writer: Connection, path: &std::path::Path) -> (Arc<Pool>, Recorder) {
+pub(super) fn start_recording(writer: Connection, path: &std::path::Path) -> (Arc<Pool>, Recorder) {
     let open = || Connection::open(path).unwrap();
     let recorder = Recorder::default();
     let pool = Pool::start(
@@ -86,7 +87,7 @@ fn start_recording(writer: Connection, path: &std::path::Path) -> (Arc<Pool>, Re
 
 /// A WAL database in a temporary directory, with `schema` applied: its directory, path
 /// and the writer's connection.
-fn wal_writer(schema: &str) -> (tempfile::TempDir, std::path::PathBuf, Connection) {
+pub(super) fn wal_writer(schema: &str) -> (tempfile::TempDir, std::path::PathBuf, Connection) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.db");
     let writer = Connection::open(&path).unwrap();
@@ -153,7 +154,7 @@ async fn a_panic_in_the_writer_fails_queued_and_later_writes_instead_of_hanging(
 
 /// Submits one job per input through `submit`, all in one batch of the writer, in this
 /// order (the writer is held busy until every job is queued); their results, in order.
-async fn one_batch<I, F, Fut, const N: usize>(
+pub(super) async fn one_batch<I, F, Fut, const N: usize>(
     pool: &Arc<Pool>,
     inputs: [I; N],
     submit: F,
@@ -202,7 +203,7 @@ async fn queued(pool: &Pool, n: usize) {
     panic!("{n} jobs did not reach the writer");
 }
 
-fn insert(blob_len: usize) -> impl FnOnce(&mut Tx<'_>) -> StoreResult<()> + Send {
+pub(super) fn insert(blob_len: usize) -> impl FnOnce(&mut Tx<'_>) -> StoreResult<()> + Send {
     move |conn: &mut Tx<'_>| {
         conn.execute("INSERT INTO t (x) VALUES (zeroblob(?1))", [blob_len])?;
         Ok(())
@@ -298,111 +299,4 @@ async fn a_lookup_sees_every_write_the_pool_has_answered() {
         pool.write(insert(1)).await.unwrap();
     }
     assert_eq!(pool.read_now(Snapshot::Shared, count).await.unwrap(), 20);
-}
-
-/// The engine hands its hooks, before the commit and in its transaction, the notes of
-/// the jobs it keeps, in order; a job that fails, in a savepoint or not, takes its notes
-/// back with its changes. Then it tells them the batch committed.
-#[tokio::test]
-async fn the_hooks_get_the_notes_of_the_jobs_kept_and_hear_of_the_commit() {
-    let (_dir, path, writer) = wal_writer("CREATE TABLE u (x TEXT PRIMARY KEY);");
-    let (pool, recorder) = start_recording(writer, &path);
-    let jobs = [("a", true), ("b", true), ("c", false), ("a", false)];
-    let results = one_batch(&pool, jobs, |pool, (x, guarded)| async move {
-        // Each notes, then inserts `x`: the second "a" fails on the key.
-        let job = move |tx: &mut Tx<'_>| {
-            tx.note(x);
-            tx.execute("INSERT INTO u (x) VALUES (?1)", [x])?;
-            Ok(())
-        };
-        if guarded {
-            pool.write(job).await
-        } else {
-            pool.write_one_statement(job).await
-        }
-    })
-    .await;
-    let ok: Vec<bool> = results.iter().map(Result::is_ok).collect();
-    assert_eq!(ok, [true, true, true, false]);
-    assert_eq!(
-        recorder.seen(),
-        [
-            Seen::Notes(vec![]),
-            Seen::Ended(true),
-            Seen::Notes(vec!["a", "b", "c"]),
-            Seen::Ended(true)
-        ]
-    );
-    let noted = |pool: Arc<Pool>| async move {
-        pool.read(|conn| {
-            Ok(
-                conn.query_row("SELECT group_concat(note) FROM noted", [], |r| {
-                    r.get::<_, Option<String>>(0)
-                })?,
-            )
-        })
-        .await
-        .unwrap()
-    };
-    assert_eq!(noted(pool.clone()).await.as_deref(), Some("a,b,c"));
-
-    // A job whose savepoint is rolled back takes its notes with it.
-    let failed = pool
-        .write(|tx: &mut Tx<'_>| {
-            tx.note("d");
-            tx.execute("INSERT INTO u (x) VALUES ('d')", [])?;
-            tx.execute("INSERT INTO u (x) VALUES ('d')", [])?;
-            Ok(())
-        })
-        .await;
-    assert!(failed.is_err());
-    assert_eq!(recorder.seen(), [Seen::Notes(vec![]), Seen::Ended(true)]);
-}
-
-/// Hooks that fail before the commit fail the whole batch: nothing of its jobs or of
-/// the hooks' own writes is stored, every job hears the error, and the hooks hear that
-/// it did not commit. The next batch commits as usual.
-#[tokio::test]
-async fn hooks_that_fail_fail_the_batch_and_hear_it_did_not_commit() {
-    let (_dir, path, writer) = wal_writer("CREATE TABLE t (x BLOB);");
-    let (pool, recorder) = start_recording(writer, &path);
-    let results = one_batch(&pool, ["ok", "fail"], |pool, note| async move {
-        pool.write(move |tx: &mut Tx<'_>| {
-            tx.note(note);
-            tx.execute("INSERT INTO t (x) VALUES (1)", [])?;
-            Ok(())
-        })
-        .await
-    })
-    .await;
-    for result in &results {
-        assert!(
-            matches!(result, Err(StoreError::Unavailable(_))),
-            "{result:?}"
-        );
-    }
-    let stored = |pool: Arc<Pool>| async move {
-        pool.read(|conn| {
-            Ok(conn.query_row(
-                "SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM noted)",
-                [],
-                |r| r.get::<_, i64>(0),
-            )?)
-        })
-        .await
-        .unwrap()
-    };
-    assert_eq!(stored(pool.clone()).await, 0);
-    assert_eq!(
-        recorder.seen(),
-        [
-            Seen::Notes(vec![]),
-            Seen::Ended(true),
-            Seen::Notes(vec!["ok", "fail"]),
-            Seen::Ended(false)
-        ]
-    );
-    pool.write(insert(1)).await.unwrap();
-    assert_eq!(stored(pool.clone()).await, 1);
-    assert_eq!(recorder.seen(), [Seen::Notes(vec![]), Seen::Ended(true)]);
 }
