@@ -37,6 +37,8 @@ pub struct Settings {
     /// The trust anchors per credential kind (docs/wallets.md#credential-kinds): a kind with anchors is
     /// on. Reloaded from its files on SIGHUP.
     pub trust: std::sync::Arc<crate::trust::TrustHandle>,
+    /// `--trust-refresh`: how often the signed lists are fetched again, at most.
+    pub trust_refresh: Duration,
     /// `--eu-av-wallet-scheme`: the scheme of the same-device link (`av`).
     pub wallet_scheme: String,
     /// How long a webhook attempt may take (no flag: see [`webhook_timeout`]).
@@ -65,6 +67,7 @@ impl Settings {
             retention_interval: crate::retention::DEFAULT_INTERVAL,
             webhook_poll_interval: Duration::from_secs(1),
             trust: crate::trust::TrustHandle::none(),
+            trust_refresh: Duration::from_secs(3600),
             wallet_scheme: crate::domain::presentation::DEFAULT_WALLET_SCHEME.to_owned(),
             dc_api_signer: None,
             webhook_lease: crate::webhooks::worker::DEFAULT_LEASE,

@@ -52,8 +52,28 @@ pub struct AnchorLabels {
     pub sha256: String,
 }
 
+/// A signed trust list, by its location (path or URL).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ListLabels {
+    pub source: String,
+}
+
+/// A list's failed refreshes, by location and a reason of a short fixed set
+/// (`crate::trust::lists::Reason`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ListFailureLabels {
+    pub source: String,
+    pub reason: String,
+}
+
 pub struct Metrics {
     registry: Registry,
+    /// Per signed list in force: when a node last fetched and verified it, and its
+    /// `NextUpdate`; set at each scrape, like the anchors.
+    pub list_last_success: Family<ListLabels, Gauge>,
+    pub list_next_update: Family<ListLabels, Gauge>,
+    /// Failed refreshes, copied at each scrape from the trust handle's counts.
+    pub list_failures: Family<ListFailureLabels, Counter>,
     /// Seconds until each anchor in force expires (negative once it has): set from the
     /// anchors at each scrape, so a reload shows at once.
     pub anchor_expiry: Family<AnchorLabels, Gauge>,
@@ -124,6 +144,27 @@ impl Metrics {
              credential kind and SHA-256 fingerprint; alert well before it reaches 0",
             anchor_expiry.clone(),
         );
+        let list_last_success = Family::<ListLabels, Gauge>::default();
+        registry.register(
+            "trust_list_last_success_timestamp_seconds",
+            "When each signed trust list in force was last fetched and verified (Unix \
+             seconds), by source",
+            list_last_success.clone(),
+        );
+        let list_next_update = Family::<ListLabels, Gauge>::default();
+        registry.register(
+            "trust_list_next_update_timestamp_seconds",
+            "The NextUpdate of each signed trust list in force (Unix seconds), by source; \
+             7 days past it the list gives no anchors",
+            list_next_update.clone(),
+        );
+        let list_failures = Family::<ListFailureLabels, Counter>::default();
+        registry.register(
+            "trust_list_refresh_failures",
+            "Refreshes of a signed trust list that failed, by source and reason \
+             (unreachable, timeout, too_large, signer, signature, invalid, stale, older)",
+            list_failures.clone(),
+        );
         let database_errors = Counter::default();
         registry.register(
             "database_errors",
@@ -132,6 +173,9 @@ impl Metrics {
         );
         Arc::new(Self {
             registry,
+            list_last_success,
+            list_next_update,
+            list_failures,
             anchor_expiry,
             anchor_scrape: std::sync::Mutex::new(()),
             presentations,
@@ -178,6 +222,37 @@ impl Metrics {
     pub fn render_with_anchors(&self, anchors: &[crate::trust::AnchorListing], now: i64) -> String {
         let _one_at_a_time = self.anchor_scrape.lock().unwrap_or_else(|e| e.into_inner());
         self.set_anchors(anchors, now);
+        self.render()
+    }
+
+    /// The exposition with the anchor expiry gauge and the trust lists' metrics set from
+    /// the set in force at `now`.
+    pub fn render_with_trust(&self, trust: &crate::trust::TrustHandle, now: i64) -> String {
+        let _one_at_a_time = self.anchor_scrape.lock().unwrap_or_else(|e| e.into_inner());
+        let current = trust.current();
+        self.set_anchors(&crate::trust::list(&current.sources, now), now);
+        self.list_last_success.clear();
+        self.list_next_update.clear();
+        for l in &current.lists {
+            let labels = ListLabels {
+                source: l.location.clone(),
+            };
+            self.list_last_success
+                .get_or_create(&labels)
+                .set(l.last_success);
+            if let Some(next) = l.next_update {
+                self.list_next_update.get_or_create(&labels).set(next);
+            }
+        }
+        self.list_failures.clear();
+        for ((source, reason), n) in trust.failures.snapshot() {
+            self.list_failures
+                .get_or_create(&ListFailureLabels {
+                    source,
+                    reason: reason.to_owned(),
+                })
+                .inc_by(n);
+        }
         self.render()
     }
 

@@ -194,15 +194,20 @@ impl Application {
             self.settings.retention_interval,
             shutdown.clone(),
         ));
+        workers.spawn(crate::trust::refresh::run(
+            self.settings.trust.clone(),
+            self.store.clone(),
+            self.clock.clone(),
+            self.settings.trust_refresh,
+            shutdown.clone(),
+        ));
         if let Some(listener) = self.metrics_listener {
             let metrics = self.metrics.clone();
             let (trust, clock) = (self.settings.trust.clone(), self.clock.clone());
             let router = axum::Router::new().route(
                 "/metrics",
                 axum::routing::get(move || async move {
-                    let now = clock.now();
-                    let anchors = crate::trust::list(&trust.current().sources, now);
-                    let text = metrics.render_with_anchors(&anchors, now);
+                    let text = metrics.render_with_trust(&trust, clock.now());
                     (
                         [(
                             axum::http::header::CONTENT_TYPE,

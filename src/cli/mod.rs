@@ -205,7 +205,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         } => receipt_verify::run(args, &cli.database_url).await,
         Command::Trust {
             command: TrustCommand::Show(args),
-        } => trust_show::run(args),
+        } => trust_show::run(args, &cli.database_url).await,
         Command::Statement(args) => statement::run(args, open(&cli.database_url).await?).await,
         Command::Webhook { command } => {
             let store = open(&cli.database_url).await?;

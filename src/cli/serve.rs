@@ -10,7 +10,7 @@ use crate::config::{
 use crate::domain::presentation::{parse_wallet_scheme, DEFAULT_WALLET_SCHEME};
 use crate::startup::Application;
 use crate::store;
-use crate::trust::{Trust, TrustHandle};
+use crate::trust::TrustHandle;
 
 use super::trust_args::TrustArgs;
 use std::path::PathBuf;
@@ -117,6 +117,19 @@ pub struct Args {
     #[command(flatten)]
     trust: TrustArgs,
 
+    /// How often the signed lists (--eu-av-trusted-list, --eudi-pid-lote, --mdl-lote,
+    /// --mdl-vical) are fetched again, at most: sooner when a list's NextUpdate comes first;
+    /// SIGHUP also fetches them (e.g. 1h, 30m).
+    #[arg(
+        long,
+        env = "AGEGATE_TRUST_REFRESH",
+        default_value = crate::trust::refresh::DEFAULT_REFRESH,
+        value_name = "DURATION",
+        value_parser = parse_trust_refresh,
+        help_heading = WALLETS
+    )]
+    trust_refresh: Duration,
+
     /// URI scheme of the same-device link that opens the wallet.
     #[arg(
         long,
@@ -211,6 +224,14 @@ fn parse_workers(s: &str) -> Result<usize, String> {
     }
 }
 
+fn parse_trust_refresh(s: &str) -> Result<Duration, String> {
+    let every = humantime::parse_duration(s).map_err(|e| format!("'{s}': {e}"))?;
+    if every < Duration::from_secs(1) {
+        return Err(format!("'{s}' is shorter than a second"));
+    }
+    Ok(every)
+}
+
 fn parse_statement_timeout(s: &str) -> Result<Duration, String> {
     let timeout = humantime::parse_duration(s).map_err(|e| format!("'{s}': {e}"))?;
     // PostgreSQL keeps it in milliseconds as a 32-bit integer.
@@ -221,11 +242,31 @@ fn parse_statement_timeout(s: &str) -> Result<Duration, String> {
 }
 
 pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
-    let files = args.trust.files();
-    let loaded = files.load(SystemClock.now()).map_err(anyhow::Error::msg)?;
-    let kinds_log = kinds_summary(&loaded);
+    let db_options = store::DbOptions {
+        pool_size: args.database_pool_size,
+        statement_timeout: args.database_statement_timeout,
+    };
+    let store = store::open_with(database_url, &db_options)
+        .await
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot open database {}: {e}",
+                store::mask_password(database_url)
+            )
+        })?;
+    // Lists that cannot be had or do not verify are logged and left out (or taken from
+    // the database); unreadable files stop the start.
+    let (trust, list_outcomes) = TrustHandle::start(
+        args.trust.files(),
+        store.as_ref(),
+        &crate::trust::Fetcher::default(),
+        SystemClock.now(),
+    )
+    .await
+    .map_err(anyhow::Error::msg)?;
+    let loaded = trust.current();
+    let kinds_log = loaded.kinds_summary();
     let wallet_on = !loaded.anchors.on().is_empty();
-    let trust = TrustHandle::new(files, loaded);
     let dc_api_signer = match (&args.dc_api_signing_key, &args.dc_api_signing_cert) {
         (Some(key), Some(cert)) => {
             Some(load_dc_api_signer(key, cert, SystemClock.now()).map_err(anyhow::Error::msg)?)
@@ -236,6 +277,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     let (zk, zk_log) = load_zk(args.zk_circuits.as_deref(), args.zk_workers)?;
     let settings = Settings {
         trust: trust.clone(),
+        trust_refresh: args.trust_refresh,
         wallet_scheme: args.eu_av_wallet_scheme.clone(),
         dc_api_signer,
         webhook_lease: args.webhook_lease,
@@ -251,18 +293,6 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         zk,
         ..Settings::new(args.listen)
     };
-    let db_options = store::DbOptions {
-        pool_size: args.database_pool_size,
-        statement_timeout: args.database_statement_timeout,
-    };
-    let store = store::open_with(database_url, &db_options)
-        .await
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "cannot open database {}: {e}",
-                store::mask_password(database_url)
-            )
-        })?;
     let app = Application::build(settings, store, Arc::new(SystemClock)).await?;
     let shutdown = CancellationToken::new();
     tokio::spawn(stop_on_signal(shutdown.clone())?);
@@ -288,6 +318,9 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     for line in kinds_log {
         tracing::info!("{line}");
     }
+    list_outcomes
+        .iter()
+        .for_each(crate::trust::refresh::Outcome::log);
     if wallet_on {
         tracing::info!("wallet link scheme {}://", args.eu_av_wallet_scheme);
     }
@@ -349,52 +382,9 @@ fn dc_api_summary(wallet_on: bool, signer: Option<&crate::dcapi::RequestSigner>)
     }
 }
 
-/// One start-up line per credential kind: on with how many anchors from where, or off;
-/// then one per signed list in force.
-fn kinds_summary(trust: &Trust) -> Vec<String> {
-    let lists = trust.lists.iter().map(|l| {
-        let left_out = match l.skipped_unsupported_key {
-            0 => String::new(),
-            n => format!(", {n} certificate(s) left out (key neither P-256 nor P-384)"),
-        };
-        format!(
-            "trusted list {} ({}): sequence {}, issued {}, next update {}, {} anchor(s){left_out}",
-            l.location,
-            l.kind,
-            l.sequence,
-            crate::clock::rfc3339(l.issued),
-            crate::clock::rfc3339(l.next_update),
-            l.anchors
-        )
-    });
-    crate::domain::Kind::all()
-        .map(|kind| {
-            let sources: Vec<&str> = trust
-                .sources
-                .iter()
-                .filter(|s| s.kind == kind)
-                .map(|s| s.origin.as_str())
-                .collect();
-            match trust.anchors.get(kind) {
-                Some(anchors) => format!(
-                    "credential kind {kind}: on, {} trust anchor(s) from {}",
-                    anchors.len(),
-                    sources.join(" and ")
-                ),
-                None if sources.is_empty() => format!("credential kind {kind}: off (no anchors)"),
-                None => format!(
-                    "credential kind {kind}: off ({} holds no anchor for it)",
-                    sources.join(" and ")
-                ),
-            }
-        })
-        .chain(lists)
-        .collect()
-}
-
-/// Installs the SIGHUP handler now, and returns a future that reloads every anchor file
-/// on each SIGHUP: a good set replaces the old one at once; a bad file keeps the old
-/// set, and the log says why.
+/// Installs the SIGHUP handler now, and returns a future that, on each SIGHUP, has the
+/// refresher read every anchor file and fetch every list again: a good file or list
+/// replaces the old one at once; a bad one keeps it in force, and the log says why.
 fn reload_on_hangup(
     trust: std::sync::Arc<TrustHandle>,
 ) -> std::io::Result<impl std::future::Future<Output = ()>> {
@@ -402,17 +392,7 @@ fn reload_on_hangup(
     let mut hangup = signal(SignalKind::hangup())?;
     Ok(async move {
         while hangup.recv().await.is_some() {
-            match trust.reload(SystemClock.now()) {
-                Ok(fresh) => {
-                    tracing::info!("SIGHUP: trust anchors reloaded");
-                    for line in kinds_summary(&fresh) {
-                        tracing::info!("{line}");
-                    }
-                }
-                Err(why) => {
-                    tracing::error!("SIGHUP: trust anchors not reloaded, the old ones stay: {why}")
-                }
-            }
+            trust.refresh_soon();
         }
     })
 }

@@ -51,7 +51,16 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
         None => format!("http://{}", args.listen),
     };
     let now = SystemClock.now();
-    let trust = args.trust.files().load(now).map_err(anyhow::Error::msg)?;
+    let trust = crate::trust::TrustHandle::start(
+        args.trust.files(),
+        store.as_ref(),
+        &crate::trust::Fetcher::default(),
+        now,
+    )
+    .await
+    .map_err(anyhow::Error::msg)?;
+    trust.1.iter().for_each(crate::trust::refresh::Outcome::log);
+    let trust = trust.0.current();
     let on = trust.anchors.on();
     let sites: Vec<SiteRecord> = match args.site {
         Some(id) => vec![store
@@ -138,6 +147,7 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
             );
         }
         let _ = writeln!(w);
+        write_lists(w, &trust.lists);
         let _ = writeln!(w, "## What is checked\n");
         for check in CHECKS {
             let _ = writeln!(w, "- {check}");
@@ -216,3 +226,39 @@ const CHECKS: &[&str] = &[
     "the device's signature over this request's session transcript (nonce, client and response URI), so an answer cannot be replayed or relayed;",
     "a disclosed `age_over_NN` with NN at least the site's minimum age is `true`.",
 ];
+
+/// The signed lists in force (docs/wallets.md#where-trust-anchors-come-from), if any.
+fn write_lists(w: &mut String, lists: &[crate::trust::ListStatus]) {
+    if lists.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        w,
+        "## Trust lists
+"
+    );
+    let _ = writeln!(
+        w,
+        "Anchors above come also from these signed lists, each verified under its pinned \
+         signer and fetched again on the server's schedule:\n"
+    );
+    let _ = writeln!(
+        w,
+        "| list | kind | location | sequence | issued | next update | anchors |"
+    );
+    let _ = writeln!(w, "|---|---|---|---|---|---|---|");
+    for l in lists {
+        let _ = writeln!(
+            w,
+            "| {} | `{}` | {} | {} | {} | {} | {} |",
+            l.list.name,
+            l.kind(),
+            l.location.replace('|', "\\|"),
+            l.sequence,
+            rfc3339(l.issued),
+            l.next_update.map_or("none".to_owned(), rfc3339),
+            l.anchors()
+        );
+    }
+    let _ = writeln!(w);
+}

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use crate::domain::Kind;
-use crate::trust::{load::VicalFiles, ListFiles, TrustFiles};
+use crate::trust::lists::{EUDI_PID_LOTE, EU_AV_TRUSTED_LIST, MDL_LOTE, MDL_VICAL};
+use crate::trust::{ListFiles, Source, TrustFiles};
 
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = super::serve::WALLETS)]
@@ -34,15 +35,16 @@ pub struct TrustArgs {
     #[arg(long, env = "AGEGATE_PHOTO_ID_TRUST_ANCHORS", value_name = "PATH")]
     pub photo_id_trust_anchors: Option<PathBuf>,
 
-    /// A VICAL (ISO/IEC 18013-5 C.1.7, e.g. AAMVA's) whose mDL issuers become mdl
-    /// anchors; its signature must chain to --mdl-vical-anchor.
+    /// A VICAL (ISO/IEC 18013-5 C.1.7, e.g. AAMVA's), a file or an https:// URL, whose
+    /// mDL issuers become mdl anchors; its signature must chain to --mdl-vical-anchor.
     #[arg(
         long,
         env = "AGEGATE_MDL_VICAL",
-        value_name = "PATH",
+        value_name = "SOURCE",
+        value_parser = Source::parse,
         requires = "mdl_vical_anchor"
     )]
-    pub mdl_vical: Option<PathBuf>,
+    pub mdl_vical: Option<Source>,
 
     /// PEM file of the certificate(s) the VICAL's signer must chain to; with --mdl-vical.
     #[arg(
@@ -53,16 +55,18 @@ pub struct TrustArgs {
     )]
     pub mdl_vical_anchor: Option<PathBuf>,
 
-    /// The EU age-verification trusted list (ETSI TS 119 612 XML, a file) whose
+    /// The EU age-verification trusted list (ETSI TS 119 612 XML, a file or an https://
+    /// URL) whose
     /// recognised providers become eu-av anchors; its signature must verify under
     /// --eu-av-trusted-list-signer.
     #[arg(
         long,
         env = "AGEGATE_EU_AV_TRUSTED_LIST",
-        value_name = "PATH",
+        value_name = "SOURCE",
+        value_parser = Source::parse,
         requires = "eu_av_trusted_list_signer"
     )]
-    pub eu_av_trusted_list: Option<PathBuf>,
+    pub eu_av_trusted_list: Option<Source>,
 
     /// PEM file of the certificate(s) the list's signer must be or chain to (the
     /// Commission's, announced in the list's PointersToOtherTSL); with
@@ -75,16 +79,18 @@ pub struct TrustArgs {
     )]
     pub eu_av_trusted_list_signer: Option<PathBuf>,
 
-    /// The EU list of PID providers (ETSI TS 119 602, a compact JWS, a file) whose
+    /// The EU list of PID providers (ETSI TS 119 602, a compact JWS, a file or an
+    /// https:// URL) whose
     /// issuance services' certificates become eudi-pid anchors; its x5c signer must be
     /// or chain to --eudi-pid-lote-signer.
     #[arg(
         long,
         env = "AGEGATE_EUDI_PID_LOTE",
-        value_name = "PATH",
+        value_name = "SOURCE",
+        value_parser = Source::parse,
         requires = "eudi_pid_lote_signer"
     )]
-    pub eudi_pid_lote: Option<PathBuf>,
+    pub eudi_pid_lote: Option<Source>,
 
     /// PEM file of the certificate(s) the PID list's signer must be or chain to.
     #[arg(
@@ -95,16 +101,18 @@ pub struct TrustArgs {
     )]
     pub eudi_pid_lote_signer: Option<PathBuf>,
 
-    /// The EU list of mDL providers (ETSI TS 119 602, a compact JWS, a file) whose
+    /// The EU list of mDL providers (ETSI TS 119 602, a compact JWS, a file or an
+    /// https:// URL) whose
     /// issuance services' certificates become mdl anchors; its x5c signer must be or
     /// chain to --mdl-lote-signer.
     #[arg(
         long,
         env = "AGEGATE_MDL_LOTE",
-        value_name = "PATH",
+        value_name = "SOURCE",
+        value_parser = Source::parse,
         requires = "mdl_lote_signer"
     )]
-    pub mdl_lote: Option<PathBuf>,
+    pub mdl_lote: Option<Source>,
 
     /// PEM file of the certificate(s) the mDL list's signer must be or chain to.
     #[arg(
@@ -129,39 +137,29 @@ impl TrustArgs {
         .into_iter()
         .filter_map(|(kind, path)| Some((kind, path.clone()?)))
         .collect();
-        let mdl_vical = match (&self.mdl_vical, &self.mdl_vical_anchor) {
-            (Some(vical), Some(anchor)) => Some(VicalFiles {
-                vical: vical.clone(),
-                anchor: anchor.clone(),
-            }),
-            _ => None,
-        };
         let lists = [
+            (&MDL_VICAL, &self.mdl_vical, &self.mdl_vical_anchor),
             (
-                Kind::EU_AV,
+                &EU_AV_TRUSTED_LIST,
                 &self.eu_av_trusted_list,
                 &self.eu_av_trusted_list_signer,
             ),
             (
-                Kind::EUDI_PID,
+                &EUDI_PID_LOTE,
                 &self.eudi_pid_lote,
                 &self.eudi_pid_lote_signer,
             ),
-            (Kind::MDL, &self.mdl_lote, &self.mdl_lote_signer),
+            (&MDL_LOTE, &self.mdl_lote, &self.mdl_lote_signer),
         ]
         .into_iter()
-        .filter_map(|(kind, list, signer)| {
+        .filter_map(|(list, source, signer)| {
             Some(ListFiles {
-                kind,
-                list: list.clone()?,
+                list,
+                source: source.clone()?,
                 signer: signer.clone()?,
             })
         })
         .collect();
-        TrustFiles {
-            pem,
-            mdl_vical,
-            lists,
-        }
+        TrustFiles { pem, lists }
     }
 }

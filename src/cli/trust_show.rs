@@ -31,18 +31,33 @@ struct Shown {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SourceShown {
+    /// Which list (`eu-av-trusted-list`, `eudi-pid-lote`, `mdl-lote`, `mdl-vical`).
+    list: &'static str,
     kind: &'static str,
     location: String,
     sequence: u64,
     issued: String,
-    next_update: String,
+    /// Absent for a VICAL without one.
+    next_update: Option<String>,
     last_success: String,
     anchors: usize,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+/// Reads the anchors as a starting server does: with a list from a URL, the database's
+/// copy stands in when the URL cannot be had (and a newer list fetched is kept there).
+pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     let now = SystemClock.now();
-    let loaded = args.trust.files().load(now).map_err(anyhow::Error::msg)?;
+    let files = args.trust.files();
+    let fetcher = trust::Fetcher::default();
+    let started = if files.lists.iter().any(|l| l.source.is_url()) {
+        let store = super::open(database_url).await?;
+        trust::TrustHandle::start(files, store.as_ref(), &fetcher, now).await
+    } else {
+        trust::TrustHandle::start(files, &trust::refresh::NoDatabase, &fetcher, now).await
+    };
+    let (handle, outcomes) = started.map_err(anyhow::Error::msg)?;
+    outcomes.iter().for_each(trust::refresh::Outcome::log);
+    let loaded = handle.current();
     let shown = Shown {
         kinds_on: loaded.anchors.on().names(),
         anchors: trust::list(&loaded.sources, now),
@@ -50,13 +65,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .lists
             .iter()
             .map(|l| SourceShown {
-                kind: l.kind.name(),
+                list: l.list.name,
+                kind: l.kind().name(),
                 location: l.location.clone(),
                 sequence: l.sequence,
                 issued: rfc3339(l.issued),
-                next_update: rfc3339(l.next_update),
-                last_success: rfc3339(l.loaded),
-                anchors: l.anchors,
+                next_update: l.next_update.map(rfc3339),
+                last_success: rfc3339(l.last_success),
+                anchors: l.anchors(),
             })
             .collect(),
     };
@@ -90,9 +106,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     for s in &shown.sources {
-        println!("list {} ({}): sequence {}", s.location, s.kind, s.sequence);
+        println!(
+            "list {} {} ({}): sequence {}",
+            s.list, s.location, s.kind, s.sequence
+        );
         println!("  issued:       {}", s.issued);
-        println!("  next update:  {}", s.next_update);
+        let next = s.next_update.as_deref().unwrap_or("none");
+        println!("  next update:  {next}");
         println!("  last success: {}", s.last_success);
         println!("  anchors:      {}", s.anchors);
     }

@@ -13,6 +13,7 @@ mod records;
 pub(crate) mod rows;
 pub mod sqlite;
 pub(crate) mod transitions;
+pub mod trust_lists;
 
 pub use console::ConsoleStore;
 pub use error::{describe, StoreError, StoreResult};
@@ -21,6 +22,7 @@ pub use events::{
 };
 pub use listing::{InvitePage, InviteSlice};
 pub use records::*;
+pub use trust_lists::{StoredList, TrustListStore};
 
 use crate::clock::{UnixMillis, UnixTime};
 use crate::domain::webhook::EventId;
@@ -272,7 +274,14 @@ pub trait ReceiptStore: Send + Sync + 'static {
 /// ([`ConsoleStore`]), each of which the parts that need only it (the webhook worker, the
 /// sweeper, retention, the command line) take alone.
 pub trait Store:
-    InviteStore + PresentationStore + Outbox + RetentionStore + AdminStore + ReceiptStore + ConsoleStore
+    InviteStore
+    + PresentationStore
+    + Outbox
+    + RetentionStore
+    + AdminStore
+    + ReceiptStore
+    + ConsoleStore
+    + TrustListStore
 {
 }
 
@@ -284,6 +293,7 @@ impl<T> Store for T where
         + AdminStore
         + ReceiptStore
         + ConsoleStore
+        + TrustListStore
 {
 }
 

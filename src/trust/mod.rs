@@ -1,13 +1,19 @@
-//! The trust anchors a server holds (docs/wallets.md#credential-kinds): loaded per kind from the files of
-//! `serve`'s trust flags ([`TrustFiles`]), swapped whole on SIGHUP ([`TrustHandle`]), and
+//! The trust anchors a server holds (docs/wallets.md#credential-kinds): loaded per kind from the files
+//! and signed lists of `serve`'s trust flags ([`TrustFiles`]), kept current by
+//! [`refresh`], swapped whole ([`TrustHandle`]), and
 //! listed for people — by kind, each with its subject, `notAfter`, the SHA-256
 //! fingerprint of its DER and where it came from, flagged when it expires within 30
 //! days. `agegate trust show`, the console's trust page, the statement and `/metrics`'
 //! expiry gauge all read this one list.
 
+pub mod lists;
 pub mod load;
+pub mod refresh;
+pub mod source;
 
+pub use lists::ListType;
 pub use load::{ListFiles, ListStatus, Trust, TrustFiles, TrustHandle};
+pub use source::{Fetcher, Source};
 
 use serde::Serialize;
 use std::fmt::Write;
@@ -20,13 +26,13 @@ use crate::mdoc::TrustAnchors;
 /// An anchor expiring within this long is flagged.
 pub const EXPIRY_WARNING_SECS: i64 = 30 * 86_400;
 
-/// One source of anchors of one kind: a PEM file, or a VICAL.
+/// One source of anchors of one kind: a PEM file, or a signed list.
 #[derive(Debug, Clone)]
 pub struct AnchorSource {
     /// The credential kind the anchors are trusted for (the table of docs/wallets.md#credential-kinds).
     pub kind: Kind,
-    /// Where they came from, for people: the file's path (`vical:` and the path for a
-    /// VICAL).
+    /// Where they came from, for people: the file's path, or the list's location after its
+    /// prefix (`vical:`, `eu-av-trusted-list:`, `lote:`).
     pub origin: String,
     pub anchors: Arc<TrustAnchors>,
 }

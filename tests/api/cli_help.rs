@@ -109,6 +109,7 @@ fn serve_help_groups_every_flag_under_a_heading() {
         ("Webhooks", "--webhook-lease"),
         ("Wallets and trust", "--eu-av-trust-anchors"),
         ("Wallets and trust", "--mdl-vical"),
+        ("Wallets and trust", "--trust-refresh"),
         ("Wallets and trust", "--eu-av-wallet-scheme"),
         ("Wallets and trust", "--dc-api-signing-key"),
         ("Wallets and trust", "--zk-circuits"),

@@ -1,24 +1,25 @@
 //! The EU age-verification trusted list from a file (docs/wallets.md#where-trust-anchors-come-from)
 //! against the real binary: `trust show` lists the recognised providers and the list
-//! itself, `serve` refuses a list that does not verify with one line naming it and why,
-//! and SIGHUP takes a newer list but never an older one. The lists are signed by
-//! xmlsec1 (src/trustlist/testdata, made by scripts/trustlist-fixtures.py).
+//! itself, `serve` starts without a list that does not verify and says why in one line
+//! naming it, a plain-http source off loopback stops the start, and SIGHUP takes a newer
+//! list but never an older one. The lists are signed by xmlsec1 (src/trustlist/testdata,
+//! made by scripts/trustlist-fixtures.py). Lists from URLs: tests/api/trust_refresh.rs.
 
-use crate::helpers::{agegate, client, eventually, temp_db, ServerProcess};
+use crate::helpers::{agegate, client, eventually, temp_db, ServerProcess, TestDb};
 use crate::wallet::sha256;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-fn testdata(name: &str) -> PathBuf {
+pub fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("src/trustlist/testdata")
         .join(name)
 }
 
 /// Lowercase hex SHA-256 of a PEM certificate's DER.
-fn fingerprint_of_pem(name: &str) -> String {
+pub fn fingerprint_of_pem(name: &str) -> String {
     use base64::Engine;
     let pem = std::fs::read_to_string(testdata(name)).unwrap();
     let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
@@ -28,26 +29,36 @@ fn fingerprint_of_pem(name: &str) -> String {
     sha256(&der).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn list_args(list: &Path, signer: &str) -> Vec<String> {
+pub fn list_args(list: impl std::fmt::Display, signer: &str) -> Vec<String> {
     vec![
         "--eu-av-trusted-list".into(),
-        list.display().to_string(),
+        list.to_string(),
         "--eu-av-trusted-list-signer".into(),
         testdata(signer).display().to_string(),
     ]
 }
 
-fn sorted(mut v: Vec<String>) -> Vec<String> {
+pub fn sorted(mut v: Vec<String>) -> Vec<String> {
     v.sort();
     v
+}
+
+/// `agegate --database-url DB trust show ...`: lists' last good copies live there.
+fn trust_show(db: &TestDb) -> std::process::Command {
+    let mut cmd = agegate();
+    cmd.arg("--database-url")
+        .arg(&db.url)
+        .args(["trust", "show"]);
+    cmd
 }
 
 #[test]
 fn trust_show_lists_the_recognised_providers_of_the_list_and_the_list_itself() {
     let list = testdata("xmlsec-rsa-filter2-exc.xml");
-    let out = agegate()
-        .args(["trust", "show", "--json"])
-        .args(list_args(&list, "signer-ca.pem"))
+    let (_db_dir, db) = temp_db();
+    let out = trust_show(&db)
+        .arg("--json")
+        .args(list_args(list.display(), "signer-ca.pem"))
         .output()
         .unwrap();
     assert!(
@@ -80,6 +91,7 @@ fn trust_show_lists_the_recognised_providers_of_the_list_and_the_list_itself() {
     let sources = shown["sources"].as_array().unwrap();
     assert_eq!(sources.len(), 1);
     let s = &sources[0];
+    assert_eq!(s["list"], "eu-av-trusted-list");
     assert_eq!(s["kind"], "eu-av");
     assert_eq!(s["location"], list.display().to_string());
     assert_eq!(s["sequence"], 1);
@@ -90,7 +102,7 @@ fn trust_show_lists_the_recognised_providers_of_the_list_and_the_list_itself() {
 }
 
 #[test]
-fn serve_refuses_a_list_that_does_not_verify_with_one_line_naming_the_list_and_why() {
+fn serve_refuses_a_list_file_that_does_not_verify_with_one_line_naming_the_list_and_why() {
     let dir = tempfile::tempdir().unwrap();
     let good = std::fs::read_to_string(testdata("xmlsec-rsa-filter2-exc.xml")).unwrap();
     let tampered = dir.path().join("av-tl.xml");
@@ -103,41 +115,83 @@ fn serve_refuses_a_list_that_does_not_verify_with_one_line_naming_the_list_and_w
         (
             &tampered,
             "signer-ca.pem",
-            "digest of the document does not match",
+            "refused (signature): signature refused: digest of the document does not match",
         ),
         (
             &testdata("xmlsec-rsa-filter2-exc.xml"),
             "signer-ec.pem",
-            "does not chain",
+            "refused (signature): signature refused: signer is not a pinned certificate and \
+             does not chain",
+        ),
+        (
+            &dir.path().join("missing.xml"),
+            "signer-ca.pem",
+            "refused (unreachable): cannot read:",
         ),
     ] {
         let (_db_dir, db) = temp_db();
-        let mut child = agegate()
+        let child = agegate()
             .arg("--database-url")
             .arg(&db.url)
             .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(list_args(list, signer))
+            .args(list_args(list.display(), signer))
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = child.kill();
-        let out = child.wait_with_output().unwrap();
+        let out = wait_for_exit(child);
         assert!(!out.status.success(), "serve must not start");
         let stderr = String::from_utf8(out.stderr).unwrap();
         let lines: Vec<&str> = stderr.lines().collect();
         assert_eq!(lines.len(), 1, "{stderr}");
-        assert!(lines[0].contains(&list.display().to_string()), "{stderr}");
+        let named = format!("trusted list eu-av-trusted-list {}", list.display());
+        assert!(lines[0].contains(&named), "{stderr}");
         assert!(lines[0].contains(why), "{stderr}");
     }
 }
 
+#[test]
+fn plain_http_off_loopback_and_an_unreadable_signer_stop_the_start_in_one_line() {
+    for (args, why) in [
+        (
+            list_args("http://192.0.2.1/av-tl.xml", "signer-ca.pem"),
+            "http:// is allowed on a loopback address only",
+        ),
+        (
+            list_args(testdata("xmlsec-rsa-filter2-exc.xml").display(), "nope.pem"),
+            "cannot read eu-av-trusted-list signer",
+        ),
+    ] {
+        let (_db_dir, db) = temp_db();
+        let out = agegate()
+            .arg("--database-url")
+            .arg(&db.url)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = wait_for_exit(out);
+        assert!(!out.status.success(), "serve must not start");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(lines[0].contains(why), "{stderr}");
+    }
+}
+
+fn wait_for_exit(mut child: std::process::Child) -> std::process::Output {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    child.wait_with_output().unwrap()
+}
+
 /// The eu-av anchors `/metrics`' expiry gauge shows, by fingerprint.
-async fn eu_av_gauge(metrics: &str) -> Vec<String> {
+pub async fn eu_av_gauge(metrics: &str) -> Vec<String> {
     let text = client()
         .get(format!("{metrics}/metrics"))
         .send()
@@ -170,7 +224,7 @@ async fn sighup_takes_a_newer_list_and_keeps_it_against_an_older_one() {
     };
     let metrics = format!("http://{metrics_addr}");
     let (_db_dir, db) = temp_db();
-    let mut args = list_args(&list, "signer-ca.pem");
+    let mut args = list_args(list.display(), "signer-ca.pem");
     args.extend(["--metrics-listen".into(), metrics_addr.to_string()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let server = ServerProcess::start(&db, &args);
@@ -201,17 +255,22 @@ async fn sighup_takes_a_newer_list_and_keeps_it_against_an_older_one() {
     // A again (sequence 1): refused as older, B stays.
     std::fs::copy(testdata("xmlsec-rsa-filter2-exc.xml"), &list).unwrap();
     server.signal("HUP");
-    server
-        .logged("SIGHUP: trust anchors not reloaded, the old ones stay")
-        .await;
-    let why = server.log_lines("SIGHUP: trust anchors not reloaded");
+    server.logged("refused (older)").await;
+    let why = server.log_lines("refused (older)");
     assert_eq!(why.len(), 1, "{why:?}");
-    assert!(
-        why[0].contains("sequence number 1 is lower than the 2 in force"),
+    assert_eq!(
+        why[0].split_once("trusted list ").map(|(_, l)| l),
+        Some(
+            format!(
+                "eu-av-trusted-list {} refused (older): sequence number 1 is lower than the \
+                 2 in force; sequence 2 stays in force",
+                list.display()
+            )
+            .as_str()
+        ),
         "{}",
         why[0]
     );
-    assert!(why[0].contains(&list.display().to_string()), "{}", why[0]);
     assert_eq!(eu_av_gauge(&metrics).await, want, "B stays in force");
 }
 
@@ -221,8 +280,9 @@ fn trust_show_takes_the_pid_and_mdl_lists_of_trusted_entities_as_their_kinds_anc
         testdata("lote-pid-rs256.jwt"),
         testdata("lote-mdl-es384.jwt"),
     );
-    let out = agegate()
-        .args(["trust", "show", "--json", "--eudi-pid-lote"])
+    let (_db_dir, db) = temp_db();
+    let out = trust_show(&db)
+        .args(["--json", "--eudi-pid-lote"])
         .arg(&pid)
         .arg("--eudi-pid-lote-signer")
         .arg(testdata("signer-ca.pem"))

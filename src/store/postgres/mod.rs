@@ -22,6 +22,7 @@ mod rows;
 mod shared;
 mod sites;
 mod status_sync;
+mod trust_lists;
 mod webhooks;
 
 use crate::domain::webhook::EventId;

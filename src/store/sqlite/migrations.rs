@@ -25,6 +25,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0014_receipt_key_signs_from.sql"),
     include_str!("migrations/0015_health_probe.sql"),
     include_str!("migrations/0016_zk.sql"),
+    include_str!("migrations/0017_trust_lists.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {

@@ -42,6 +42,7 @@ mod receipts;
 mod sites;
 mod status_coherence;
 mod tally;
+mod trust_lists;
 mod webhooks;
 mod writer_conn;
 
