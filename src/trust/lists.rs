@@ -182,7 +182,9 @@ impl From<ListError> for Refusal {
     fn from(e: ListError) -> Self {
         let reason = match &e {
             ListError::TooLarge => Reason::TooLarge,
-            ListError::Signature(_) | ListError::Jws(_) => Reason::Signature,
+            ListError::Signature(_) | ListError::Jws(_) | ListError::SignerNotOperator { .. } => {
+                Reason::Signature
+            }
             ListError::Stale => Reason::Stale,
             ListError::Older { .. } => Reason::Older,
             ListError::Dtd
