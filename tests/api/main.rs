@@ -51,6 +51,7 @@ mod site_api;
 mod sqlite_faults;
 mod status_cache;
 mod trust_lists;
+mod trust_refresh;
 mod wallet;
 mod wallet_link;
 mod webdriver;
