@@ -24,7 +24,7 @@ type EncappedKey = <Suite as Kem>::EncappedKey;
 pub enum HpkeError {
     #[error("HPKE enc is not an uncompressed P-256 point (65 bytes, on the curve)")]
     BadEncapsulatedKey,
-    #[error("HPKE ciphertext is larger than 64 KiB")]
+    #[error("HPKE ciphertext is larger than 2 MiB")]
     TooLarge,
     #[error("HPKE ciphertext does not open with this request's key and session transcript")]
     Decryption,

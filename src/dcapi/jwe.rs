@@ -22,7 +22,7 @@ const TAG_LEN: usize = 16;
 /// Why a JWE is refused. Each says which part is at fault.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum JweError {
-    #[error("the JWE is larger than 64 KiB")]
+    #[error("the JWE is larger than 2 MiB")]
     TooLarge,
     #[error("not a JWE compact serialization (five dot-separated parts)")]
     NotCompact,
@@ -196,7 +196,7 @@ pub(crate) fn derive_cek(z: &[u8], apu: &[u8], apv: &[u8]) -> [u8; 16] {
     hash.update(1u32.to_be_bytes());
     hash.update(z);
     for datum in [ENC.as_bytes(), apu, apv] {
-        // apu and apv come from a header bounded to 64 KiB: far below 2^32.
+        // apu and apv come from a header bounded to 2 MiB: far below 2^32.
         let len = u32::try_from(datum.len()).unwrap_or(u32::MAX);
         hash.update(len.to_be_bytes());
         hash.update(datum);

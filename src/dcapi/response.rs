@@ -22,7 +22,7 @@ pub enum ResponseError {
     MissingResponse,
     #[error("response is not a string")]
     ResponseNotString,
-    #[error("response is larger than 64 KiB")]
+    #[error("response is larger than 2 MiB")]
     TooLarge,
     #[error("the response is not encrypted (dc_api.jwt requires a JWE)")]
     Unencrypted,

@@ -11,8 +11,20 @@ use super::error::{ApiError, ErrorCode};
 
 /// Largest accepted request body.
 pub const BODY_LIMIT: usize = 64 * 1024;
+/// Largest body of the two wallet answer routes (the link's `direct_post` and the DC
+/// API's): a zero-knowledge proof of age is 320 KB to about 1 MB
+/// (docs/wallets.md#zero-knowledge-proofs).
+pub const WALLET_BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// Time a client has to send a request's body once it has sent the headers.
 pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A wallet answer route's body ([`WALLET_BODY_LIMIT`]): too large is larger than that.
+pub fn wallet_body<T>(body: Result<T, ApiError>) -> Result<T, ApiError> {
+    body.map_err(|e| match e.code() {
+        ErrorCode::BodyTooLarge => ErrorCode::WalletBodyTooLarge.into(),
+        _ => e,
+    })
+}
 
 /// What a failure to read the body means for the client.
 fn body_error(rejection: &axum::extract::rejection::BytesRejection, other: ErrorCode) -> ErrorCode {

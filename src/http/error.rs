@@ -88,10 +88,14 @@ catalogue! {
     ReceiptMissing = 40904, CONFLICT, "the invite was verified before this server kept receipts, so it has none";
     BodyTimeout = 40801, REQUEST_TIMEOUT, "the request body did not arrive in time";
     BodyTooLarge = 41301, PAYLOAD_TOO_LARGE, "request body is larger than 65536 bytes";
+    /// On the two wallet answer routes, which take zero-knowledge proofs.
+    WalletBodyTooLarge = 41302, PAYLOAD_TOO_LARGE, "request body is larger than 2097152 bytes";
     IdempotencyKeyReused = 42201, UNPROCESSABLE_ENTITY, "this Idempotency-Key was used with a different request body";
     RateLimited = 42901, TOO_MANY_REQUESTS, "too many requests for this site; retry after the time in Retry-After";
     Internal = 50001, INTERNAL_SERVER_ERROR, "internal server error";
     Unavailable = 50301, SERVICE_UNAVAILABLE, "the service is temporarily unavailable";
+    /// A zero-knowledge answer (docs/wallets.md#zero-knowledge-proofs) while every proof checker and its queue are busy; the invite and its request are unchanged.
+    ZkBusy = 50302, SERVICE_UNAVAILABLE, "every zero-knowledge proof check is busy; send the answer again after the time in Retry-After";
 }
 
 #[derive(Debug)]
@@ -177,6 +181,7 @@ impl From<AnswerError> for ApiError {
             AnswerError::NotLive => ApiError::Client(ErrorCode::PresentationStateNotLive),
             AnswerError::Refused(reason) => ApiError::Refused(reason),
             AnswerError::DcApi(refusal) => ApiError::DcApi(refusal),
+            AnswerError::Busy => ApiError::Client(ErrorCode::ZkBusy),
             AnswerError::Store(e) => e.into(),
         }
     }
@@ -232,7 +237,7 @@ impl IntoResponse for ApiError {
                     HeaderValue::from_static("Bearer realm=\"agegate-verifier\""),
                 );
             }
-            ErrorCode::Unavailable | ErrorCode::RateLimited => {
+            ErrorCode::Unavailable | ErrorCode::RateLimited | ErrorCode::ZkBusy => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
             }
             _ => {}

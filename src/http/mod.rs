@@ -76,6 +76,7 @@ impl App {
             deliveries: &self.deliveries,
             public_url: &self.public_url,
             dc_api_origin: &self.dc_api.origin,
+            zk: self.zk.as_deref(),
         }
     }
 
@@ -144,8 +145,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(verifier::report_verification))
         .routes(routes!(gateway::show))
         .routes(routes!(gateway::sandbox::approve))
-        .routes(routes!(openid4vp::answer))
-        .routes(routes!(gateway::dc_api::answer))
+        .merge(wallet_answer_routes())
         .routes(routes!(gateway::dc_api::progress))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::openapi))
@@ -155,6 +155,18 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     openapi_common::add_challenges(&mut api);
     openapi_common::add_identifier_syntax(&mut api);
     (router, api)
+}
+
+/// The two routes wallets answer on, which take bodies up to
+/// [`body::WALLET_BODY_LIMIT`] (every other route keeps the edge's [`body::BODY_LIMIT`]):
+/// the innermost limit is the one a body is read under.
+fn wallet_answer_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(openid4vp::answer))
+        .routes(routes!(gateway::dc_api::answer))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            body::WALLET_BODY_LIMIT,
+        ))
 }
 
 pub struct AppParts {

@@ -12,7 +12,7 @@ use qrcode::render::svg;
 use qrcode::{EcLevel, QrCode};
 use serde::{Deserialize, Serialize};
 
-use super::body::FormBody;
+use super::body::{wallet_body, FormBody};
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::AppState;
 use crate::app::verification::{self, Answer};
@@ -149,14 +149,16 @@ pub struct AnswerAccepted {
         (status = 400, description = "Refused; the message names the reason", body = ErrorBody),
         (status = 404, description = "No such invite, or its site accepts no credential kind the server has on", body = ErrorBody),
         (status = 409, description = "The invite has expired", body = ErrorBody),
-        (status = 413, description = "Body larger than 64 KiB", body = ErrorBody),
+        (status = 413, description = "Body larger than 2 MiB", body = ErrorBody),
+        (status = 503, description = "A zero-knowledge proof while every proof checker is busy (Retry-After); the invite and its request are unchanged", body = ErrorBody),
     )
 )]
 pub async fn answer(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
-    FormBody(form): FormBody,
+    form: Result<FormBody, ApiError>,
 ) -> Result<Json<AnswerAccepted>, ApiError> {
+    let FormBody(form) = wallet_body(form)?;
     let id = answered_invite(path)?;
     let answer = WalletAnswer::from_form(&form);
     let answer = match &answer {

@@ -277,6 +277,14 @@ fn every_error_message_is_distinct_short_and_lowercase() {
         P::DeviceSignatureInvalid,
         P::AgeClaimMissing(18),
         P::AgeClaimFalse,
+        P::MalformedZkDocument("x"),
+        P::ZkNotOffered,
+        P::ZkCircuitNotOffered("x".into()),
+        P::ZkRequired,
+        P::ZkTimestamp,
+        P::ZkClaimNotListed("age_over_18".into()),
+        P::ZkDeviceSigned,
+        P::ZkProofInvalid,
     ];
     let messages: Vec<String> = all.iter().map(ToString::to_string).collect();
     for (i, m) in messages.iter().enumerate() {

@@ -103,16 +103,16 @@ pub enum PresentationError {
     #[error("a zero-knowledge proof was not asked for by this request")]
     ZkNotOffered,
     /// The `zkSystemId` sent (truncated, shown escaped).
-    #[error("zkSystemId {0:?} names no circuit this request offered")]
+    #[error("the proof's circuit {0:?} is not one this request offered")]
     ZkCircuitNotOffered(String),
     #[error("this site requires a zero-knowledge proof; a plain presentation is refused")]
     ZkRequired,
     #[error("the proof's timestamp is not within 5 minutes of the server's clock")]
     ZkTimestamp,
     /// The claim the request asked for (`age_over_NN`).
-    #[error("issuerSigned does not list {0} = true in the credential's namespace")]
+    #[error("the zero-knowledge document does not list {0} as true in the credential's namespace")]
     ZkClaimNotListed(String),
-    #[error("deviceSigned is not empty")]
+    #[error("device-signed elements are not allowed with a zero-knowledge proof")]
     ZkDeviceSigned,
     #[error("the zero-knowledge proof does not verify")]
     ZkProofInvalid,

@@ -63,8 +63,9 @@ use crate::kind::Kind;
 
 /// Largest DeviceResponse accepted; a Proof of Age one is a few KiB.
 const MAX_DEVICE_RESPONSE: usize = 48 * 1024;
-/// Largest vp_token text accepted: the base64url of the above plus JSON framing.
-const MAX_VP_TOKEN: usize = MAX_DEVICE_RESPONSE / 3 * 4 + 1024;
+/// Largest vp_token text accepted: the base64url of a zero-knowledge DeviceResponse (the
+/// largest kind) plus JSON framing; a plain one is held to its own limit once decoded.
+const MAX_VP_TOKEN: usize = zk::MAX_ZK_DEVICE_RESPONSE / 3 * 4 + 1024;
 
 /// base64url, padding optional (OpenID4VP says unpadded; some wallets pad).
 pub(crate) use crate::jose::B64URL_LENIENT as BASE64URL;
@@ -179,7 +180,8 @@ pub fn verify_device_response(
 }
 
 /// The kind and DeviceResponse bytes inside a `direct_post` vp_token (`{"<credential
-/// id>": ["<base64url>"]}`, the id one of `anchors`' kinds'), size-capped before decoding.
+/// id>": ["<base64url>"]}`, the id, plain or zero-knowledge, one of `anchors`' kinds'),
+/// size-capped before decoding.
 pub fn device_response_bytes(vp_token: &str, anchors: &KindAnchors) -> Result<(Kind, Vec<u8>), E> {
     if vp_token.len() > MAX_VP_TOKEN {
         return Err(E::TooLarge);
@@ -197,13 +199,14 @@ pub fn device_response_bytes(vp_token: &str, anchors: &KindAnchors) -> Result<(K
         return Err(E::VpTokenShape);
     };
     let kind = Kind::by_dcql_id(id)
+        .or_else(|| Kind::by_zk_dcql_id(id).map(|(kind, _)| kind))
         .filter(|k| anchors.get(*k).is_some())
         .ok_or_else(|| E::UnrequestedCredential(id.chars().take(64).collect()))?;
-    if encoded.len() > MAX_DEVICE_RESPONSE.div_ceil(3) * 4 {
+    if encoded.len() > zk::MAX_ZK_DEVICE_RESPONSE.div_ceil(3) * 4 {
         return Err(E::TooLarge);
     }
     let bytes = BASE64URL.decode(encoded).map_err(|_| E::NotBase64Url)?;
-    if bytes.len() > MAX_DEVICE_RESPONSE {
+    if bytes.len() > zk::MAX_ZK_DEVICE_RESPONSE {
         return Err(E::TooLarge);
     }
     Ok((kind, bytes))

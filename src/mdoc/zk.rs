@@ -51,8 +51,9 @@ pub fn is_zk_response(bytes: &[u8]) -> bool {
 pub struct ZkExpected<'a> {
     /// The `circuit_hash`es the request offered (64 lowercase hex digits each).
     pub offered: &'a [String],
-    /// The one attribute asked for, `age_over_NN`.
-    pub claim: &'a str,
+    /// N of the one attribute asked for, `age_over_NN` (a circuit proves the attribute
+    /// it is given, so ISO 18013-5's "nearest" rule does not apply).
+    pub min_age: u8,
     /// Unix seconds.
     pub now: i64,
 }
@@ -67,6 +68,8 @@ pub struct ZkChecked {
     pub circuit_hash: String,
     /// SHA-256 of the DER of the trust anchor the leaf chained to.
     pub issuer_anchor: [u8; 32],
+    /// N of the `age_over_NN` proven.
+    pub age_over: u8,
     issuer_x: [u8; 32],
     issuer_y: [u8; 32],
     /// Exactly as received: the circuit takes its 20 bytes.
@@ -156,14 +159,15 @@ pub fn check_zk_response(
         return Err(E::ZkTimestamp);
     }
     let namespace = kind.info().namespace;
+    let claim = format!("age_over_{:02}", expected.min_age);
     let listed = doc.issuer_signed.iter().any(|(ns, items)| {
         ns == namespace
             && items
                 .iter()
-                .any(|(id, v)| id == expected.claim && matches!(v, Value::Bool(true)))
+                .any(|(id, v)| *id == claim && matches!(v, Value::Bool(true)))
     });
     if !listed {
-        return Err(E::ZkClaimNotListed(expected.claim.to_owned()));
+        return Err(E::ZkClaimNotListed(claim));
     }
     if !doc.device_signed_empty {
         return Err(E::ZkDeviceSigned);
@@ -192,10 +196,11 @@ pub fn check_zk_response(
         doc_type,
         circuit_hash,
         issuer_anchor,
+        age_over: expected.min_age,
         issuer_x: (*x).into(),
         issuer_y: (*y).into(),
         timestamp: doc.timestamp.clone(),
-        claim: expected.claim.to_owned(),
+        claim,
         proof: doc.proof.clone(),
     })
 }

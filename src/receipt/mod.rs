@@ -65,6 +65,9 @@ pub struct Presented {
     pub transport: Transport,
     /// The live request's nonce (its text).
     pub nonce: String,
+    /// The `circuit_hash` of the circuit a zero-knowledge proof was checked against;
+    /// `None` for a plain presentation.
+    pub zk_circuit: Option<String>,
 }
 
 /// Everything a receipt records of a verification that the invite's row does not hold.
@@ -111,6 +114,9 @@ pub struct Payload {
     pub transport: Option<Transport>,
     #[serde(rename = "nonceHash")]
     pub nonce_hash: Option<String>,
+    /// Only in the receipt of a zero-knowledge proof: its circuit's `circuit_hash`.
+    #[serde(rename = "zkCircuit", default, skip_serializing_if = "Option::is_none")]
+    pub zk_circuit: Option<String>,
 }
 
 /// The facts of the invite a receipt names.
@@ -138,6 +144,7 @@ impl Payload {
             issuer_anchor: presented.map(|p| hex(&p.issuer_anchor)),
             transport: presented.map(|p| p.transport),
             nonce_hash: presented.map(|p| hex(&Sha256::digest(p.nonce.as_bytes()))),
+            zk_circuit: presented.and_then(|p| p.zk_circuit.clone()),
         }
     }
 }

@@ -54,6 +54,7 @@ fn payload() -> Payload {
                 issuer_anchor: [7; 32],
                 transport: Transport::OpenId4Vp,
                 nonce: "n-1".into(),
+                zk_circuit: None,
             }),
         },
     )

@@ -53,7 +53,8 @@ async fn oversized_bodies_are_413_json_on_every_route_that_reads_one() {
         .await
         .unwrap();
     assert_error(resp, 413, 41301).await;
-    // The wallet endpoints read theirs before anything else (docs/wallets.md#what-is-checked, docs/dc-api.md#the-answers).
+    // The wallet endpoints read theirs before anything else (docs/wallets.md#what-is-checked,
+    // docs/dc-api.md#the-answers), up to 2 MiB: zero-knowledge proofs are large.
     for (path, content_type) in [
         ("dc-api", "application/json"),
         ("openid4vp", "application/x-www-form-urlencoded"),
@@ -62,11 +63,11 @@ async fn oversized_bodies_are_413_json_on_every_route_that_reads_one() {
             .client
             .post(app.url(&format!("/gateway/AAAAAAAAAAAAAAAAAAAAAA/{path}")))
             .header("content-type", content_type)
-            .body("x".repeat(65 * 1024))
+            .body("x".repeat(2 * 1024 * 1024 + 1))
             .send()
             .await
             .unwrap();
-        assert_error(resp, 413, 41301).await;
+        assert_error(resp, 413, 41302).await;
     }
 }
 

@@ -82,6 +82,7 @@ fn receipts_signed_per_second_on_one_core() {
             issuer_anchor: [7; 32],
             transport: Transport::OpenId4Vp,
             nonce: "bm9uY2Utbm9uY2Utbm9uY2U".into(),
+            zk_circuit: None,
         }),
     };
     let sign = || {

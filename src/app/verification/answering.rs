@@ -25,8 +25,8 @@ pub(super) struct Answering<'a> {
 
 /// A presentation refused, with its kind when the answer named it (for the metrics).
 pub(super) struct Refusal {
-    kind: Option<Kind>,
-    reason: PresentationError,
+    pub(super) kind: Option<Kind>,
+    pub(super) reason: PresentationError,
 }
 
 impl From<PresentationError> for Refusal {
@@ -72,12 +72,15 @@ impl Answering<'_> {
 
     /// A refusal of the DeviceResponse, logged and counted.
     pub(super) fn check<T>(&self, result: Result<T, impl Into<Refusal>>) -> Result<T, AnswerError> {
-        result.map_err(|refusal| {
-            let Refusal { kind, reason } = refusal.into();
-            tracing::info!(invite_id = %self.id, %reason, "presentation refused");
-            self.count(kind, reason.outcome());
-            AnswerError::Refused(reason)
-        })
+        result.map_err(|refusal| self.refusal(refusal))
+    }
+
+    /// A refusal of the presentation, logged and counted.
+    pub(super) fn refusal(&self, refusal: impl Into<Refusal>) -> AnswerError {
+        let Refusal { kind, reason } = refusal.into();
+        tracing::info!(invite_id = %self.id, %reason, "presentation refused");
+        self.count(kind, reason.outcome());
+        AnswerError::Refused(reason)
     }
 
     /// A DC API refusal, logged and counted.

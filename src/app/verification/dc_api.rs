@@ -81,7 +81,9 @@ pub(super) fn open(
     Ok(match protocol {
         Protocol::OpenId4Vp => {
             let opened = answering.refused_if(response::openid4vp(data, key))?;
-            let Some(kind) = Kind::by_dcql_id(&opened.credential_id)
+            let id = &opened.credential_id;
+            let Some(kind) = Kind::by_dcql_id(id)
+                .or_else(|| Kind::by_zk_dcql_id(id).map(|(kind, _)| kind))
                 .filter(|k| answering.anchors.get(*k).is_some())
             else {
                 let refusal = DcApiRefusal::UnrequestedCredential(shown(&opened.credential_id));

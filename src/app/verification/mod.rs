@@ -8,6 +8,7 @@
 
 mod answering;
 mod dc_api;
+mod zk;
 
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -23,6 +24,7 @@ use crate::store::{AnswerOutcome, GatewayInvite, PresentationStore, StoreError};
 use crate::trust::TrustHandle;
 use answering::Answering;
 use dc_api::Protocol;
+use zk::Proven;
 
 pub use dc_api::DcApiRefusal;
 
@@ -82,6 +84,9 @@ pub enum AnswerError {
     /// A DC API answer could not be taken apart to its DeviceResponse.
     #[error("presentation refused: {0}")]
     DcApi(DcApiRefusal),
+    /// Every proof checker is busy and as many checks wait: try again in a moment.
+    #[error("the zero-knowledge proof checks are all busy")]
+    Busy,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -115,6 +120,8 @@ pub struct Verification<'a> {
     pub public_url: &'a str,
     /// The origin DC API answers are bound to (from `--public-url`, never a request).
     pub dc_api_origin: &'a str,
+    /// `--zk-circuits`: the circuits and the pool proofs are checked on; `None` is off.
+    pub zk: Option<&'a crate::zk::Zk>,
 }
 
 impl Verification<'_> {
@@ -154,13 +161,22 @@ impl Verification<'_> {
                 (request, opened)
             }
         };
-        let proof = answering.check(answering.verify(
-            &opened.device_response,
-            &request,
-            &opened.transcript,
-            opened.kind,
-        ))?;
-        self.accept(&answering, &request, proof).await
+        let proven = if mdoc::zk::is_zk_response(&opened.device_response) {
+            answering.verify_zk(self.zk, opened, &request).await?
+        } else {
+            answering.check(answering.plain_allowed(&request))?;
+            let proof = answering.check(answering.verify(
+                &opened.device_response,
+                &request,
+                &opened.transcript,
+                opened.kind,
+            ))?;
+            Proven {
+                proof,
+                zk_circuit: None,
+            }
+        };
+        self.accept(&answering, &request, proven).await
     }
 
     /// The invite `id`, answerable: it exists, its site accepts a kind the server has on,
@@ -216,7 +232,7 @@ impl Verification<'_> {
         &self,
         answering: &Answering<'_>,
         request: &PresentationRequest,
-        proof: mdoc::AgeProof,
+        Proven { proof, zk_circuit }: Proven,
     ) -> Result<Verified, AnswerError> {
         let id = &answering.id;
         let evidence = Evidence {
@@ -228,6 +244,7 @@ impl Verification<'_> {
                 issuer_anchor: proof.issuer_anchor,
                 transport: answering.transport,
                 nonce: request.nonce.clone(),
+                zk_circuit,
             }),
         };
         let outcome = self

@@ -18,7 +18,7 @@ use crate::dcapi::request;
 use crate::dcapi::{DcApiRequests, ItemRequest, RequestInputs, RequestSigner};
 use crate::domain::presentation;
 use crate::domain::{DcApiSecrets, InviteId, KindSet, MinAge, PresentationRequest, Status};
-use crate::http::body::{JsonBody, RequestBody};
+use crate::http::body::{wallet_body, JsonBody, RequestBody};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::openid4vp::{answered_invite, AnswerAccepted};
 use crate::http::AppState;
@@ -168,14 +168,16 @@ impl RequestBody for DcApiAnswer {
         (status = 400, description = "Refused; the message names the reason", body = ErrorBody),
         (status = 404, description = "No such invite, or its site accepts no credential kind the server has on", body = ErrorBody),
         (status = 409, description = "The invite has expired", body = ErrorBody),
-        (status = 413, description = "Body larger than 64 KiB", body = ErrorBody),
+        (status = 413, description = "Body larger than 2 MiB", body = ErrorBody),
+        (status = 503, description = "A zero-knowledge proof while every proof checker is busy (Retry-After); the invite and its request are unchanged", body = ErrorBody),
     )
 )]
 pub async fn answer(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
-    JsonBody(answer): JsonBody<DcApiAnswer>,
+    answer: Result<JsonBody<DcApiAnswer>, ApiError>,
 ) -> Result<Json<AnswerAccepted>, ApiError> {
+    let JsonBody(answer) = wallet_body(answer)?;
     let id = answered_invite(path)?;
     let answer = Answer::DcApi {
         state: &answer.state,

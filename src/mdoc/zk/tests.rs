@@ -86,7 +86,7 @@ fn check(bytes: &[u8], anchors: &KindAnchors) -> Result<ZkChecked, E> {
     let offered = offered();
     let expected = ZkExpected {
         offered: &offered,
-        claim: "age_over_18",
+        min_age: 18,
         now: NOW,
     };
     check_zk_response(bytes, &expected, anchors)
@@ -393,7 +393,7 @@ fn public_inputs_built_from_the_document_verify_the_published_proof() {
     let offered = offered();
     let expected = ZkExpected {
         offered: &offered,
-        claim: "age_over_18",
+        min_age: 18,
         now,
     };
     let checked = check_zk_response(&mint.bytes(), &expected, &anchors).unwrap();
