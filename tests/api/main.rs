@@ -59,5 +59,6 @@ mod webhook_formats;
 mod webhook_ops;
 mod webhooks;
 mod zk;
+mod zk_answers;
 mod zk_requests;
 mod zk_serve;
