@@ -173,3 +173,38 @@ fn stored_keys_round_trip_and_key_sets_are_read_strictly() {
     assert_eq!(jwks["keys"][0]["alg"], "ES256");
     assert_eq!(jwks["keys"][0]["kid"], key.kid());
 }
+
+#[test]
+fn a_zero_knowledge_receipt_ends_with_its_circuit_and_round_trips() {
+    let mut evidence = Evidence {
+        issuer: "https://agegate.example".into(),
+        min_age: 18,
+        presented: Some(Presented {
+            kind: crate::domain::Kind::MDL,
+            doc_type: "org.iso.18013.5.1.mDL",
+            issuer_anchor: [7; 32],
+            transport: Transport::DcApi,
+            nonce: "n-1".into(),
+            zk_circuit: Some("8d07".into()),
+        }),
+    };
+    let verified = Verified {
+        invite_id: "inv",
+        site_id: "site".into(),
+        custom_id: None,
+        at: 1_800_000_000,
+        method: "mdl",
+    };
+    let payload = Payload::new(&verified, &evidence);
+    let text = serde_json::to_string(&payload).unwrap();
+    assert!(text.ends_with(r#","zkCircuit":"8d07"}"#), "{text}");
+    let key = ReceiptKey::generate();
+    let keys = VerifyingKeys::of(std::slice::from_ref(&key));
+    assert_eq!(keys.verify(&key.sign(&payload)), Ok(payload));
+    // A plain presentation's receipt has no such member at all.
+    if let Some(p) = evidence.presented.as_mut() {
+        p.zk_circuit = None;
+    }
+    let plain = serde_json::to_value(Payload::new(&verified, &evidence)).unwrap();
+    assert!(plain.get("zkCircuit").is_none(), "{plain}");
+}
