@@ -9,6 +9,7 @@ Run with the venv scripts/setup.sh makes (it has signxml and cryptography):
   ~/.cache/agegate-schemathesis-*/bin/python scripts/trustlist-fixtures.py
 Keys live only in a temporary directory; certificates are valid 2000-2099.
 With `--bench N DIR` it writes instead a list of N providers and its signer's CA to DIR.
+With `--refresh` it remakes only the refresh pair (refresh-*.xml, provider-h-added.*).
 """
 import base64, datetime, hashlib, os, subprocess, sys, tempfile
 from cryptography import x509
@@ -206,7 +207,32 @@ def main():
     write("refuse-past-next-update.xml", xmlsec_sign(tsl(1, base, next_update="2026-02-01T00:00:00Z"),
                                                      rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
     write_lotes(providers, rsa_key, rsa_signer, ca, ec_key, ec_signer, ec384_key, ec384_signer)
+    refresh_pair()
     print("wrote", OUT, file=sys.stderr)
+
+
+def refresh_pair():
+    """Lists A (sequence 1) and B (sequence 2, adding provider h) as the EU signs them, for
+    tests/api/trust_refresh.rs. Provider h's CA key is kept (provider-h-added.key, a test
+    key and nothing else) so the test kit can issue a credential that only B trusts."""
+    ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ca = cert("Refresh list signing CA", ca_key, ca=True)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    signer = cert("Refresh list signer", key, ca, ca_key)
+    a = cert("Provider refresh-a", ec.generate_private_key(ec.SECP256R1()), ca=True)
+    h_key = ec.generate_private_key(ec.SECP256R1())
+    h = cert("Provider h-added", h_key, ca=True)
+    write("refresh-signer-ca.pem", pem(ca))
+    write("provider-h-added.pem", pem(h))
+    write("provider-h-added.key", h_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()).decode())
+    paa, rec = P + "service-type/paa", P + "service-status/recognized"
+    exc = f"<ds:Transform Algorithm=\"{EXC}\"/>"
+    path = keyfile("refresh.pem", key)
+    for name, seq, services in [("refresh-a.xml", 1, [service(paa, rec, [a])]),
+                                ("refresh-b.xml", 2, [service(paa, rec, [a]), service(paa, rec, [h])])]:
+        write(name, xmlsec_sign(tsl(seq, services), path, [signer, ca], "rsa-sha256", FILTER2 + exc))
 
 
 def lote(lote_type, services, seq=1, operator=({"lang": "en", "value": "agegate tests"},),
@@ -278,5 +304,7 @@ def bench(n, out_dir):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--bench":
         bench(int(sys.argv[2]), sys.argv[3])
+    elif sys.argv[1:] == ["--refresh"]:
+        refresh_pair()
     else:
         main()

@@ -61,6 +61,39 @@ impl TestIssuer {
         Self::with_ca(ca, device_key, not_before, not_after)
     }
 
+    /// An issuer under a CA made elsewhere (scripts/trustlist-fixtures.py's provider in a
+    /// signed list): its P-256 key (PKCS#8 PEM) and its subject, `C=EU, CN=cn, O=org` encoded
+    /// as the script writes it, so the document signer names and is signed by that
+    /// certificate.
+    /// The document signer is valid as in [`TestIssuer::new`].
+    pub fn under_ca_key(key_pem: &str, cn: &str, org: &str, now: i64) -> Self {
+        let (not_before, not_after) = (now - 30 * DAY, now + 365 * DAY);
+        let key = rcgen::KeyPair::from_pem(key_pem).expect("a PKCS#8 P-256 key");
+        let mut params = rcgen::CertificateParams::default();
+        params.distinguished_name = rcgen::DistinguishedName::new();
+        let eu = rcgen::PrintableString::try_from("EU").unwrap();
+        params.distinguished_name.push(
+            rcgen::DnType::CountryName,
+            rcgen::DnValue::PrintableString(eu),
+        );
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, cn);
+        params
+            .distinguished_name
+            .push(rcgen::DnType::OrganizationName, org);
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        set_validity(&mut params, not_before, not_after);
+        let cert = params.self_signed(&key).unwrap();
+        let device_key = SigningKey::random(&mut rand::rngs::OsRng);
+        Self::with_ca(
+            Arc::new(Ca { cert, key }),
+            device_key,
+            not_before,
+            not_after,
+        )
+    }
+
     /// An issuer on fixed dates for the unit tests: a `ca_alg` CA valid from 1 January of
     /// `ca_years.0` to 1 January of `ca_years.1`, a P-256 document signer over `ds_years`
     /// likewise, and a fixed device key.

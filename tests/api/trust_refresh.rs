@@ -3,9 +3,10 @@
 //! added), then garbage, a 500 and an oversized body: the anchors follow A → B and stay
 //! B; each outcome is one log line naming the list; a second node started on the same
 //! database while the source is down starts with B; the nodes agree; `/metrics` has the
-//! lists' gauges and failure counts. On SQLite and PostgreSQL (AGEGATE_TEST_BACKEND).
+//! lists' gauges and failure counts; a credential under a provider only B lists verifies
+//! once B is in force. On SQLite and PostgreSQL (AGEGATE_TEST_BACKEND).
 
-use crate::helpers::{client, eventually, temp_db, ServerProcess};
+use crate::helpers::{cli_site, client, eventually, gateway_page, temp_db, ServerProcess};
 use crate::trust_lists::{eu_av_gauge, fingerprint_of_pem, list_args, sorted, testdata};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
@@ -85,8 +86,16 @@ fn metric(text: &str, prefix: &str) -> Option<f64> {
 
 /// A node reading the EU AV list from `source` every second, with `/metrics`.
 fn node(db: &crate::helpers::TestDb, source: &str) -> (ServerProcess, String) {
+    node_pinning(db, source, "signer-ca.pem")
+}
+
+fn node_pinning(
+    db: &crate::helpers::TestDb,
+    source: &str,
+    signer: &str,
+) -> (ServerProcess, String) {
     let metrics = free_addr();
-    let mut args = list_args(source, "signer-ca.pem");
+    let mut args = list_args(source, signer);
     args.extend(["--trust-refresh", "1s", "--metrics-listen", &metrics].map(String::from));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     (ServerProcess::start(db, &args), format!("http://{metrics}"))
@@ -239,4 +248,50 @@ async fn a_node_whose_url_fails_at_start_without_a_copy_starts_without_that_list
         async move { eu_av_gauge(&metrics).await.len() == 2 }
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_under_a_provider_only_list_b_names_verifies_once_b_is_in_force() {
+    use crate::wallet::{AuthorizationRequest, Presentation, TestIssuer};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let key = std::fs::read_to_string(testdata("provider-h-added.key")).unwrap();
+    let provider_h = TestIssuer::under_ca_key(&key, "Provider h-added", "agegate tests", now);
+    let source = ListSource::start(list("refresh-a.xml")).await;
+    let (_db_dir, db) = temp_db();
+    let (site, _) = cli_site(&db, &["--accept", "eu-av"]);
+    let (server, metrics) = node_pinning(&db, &source.url, "refresh-signer-ca.pem");
+    assert_eq!(eu_av_gauge(&metrics).await.len(), 1, "A's one provider");
+    let invite = server.new_invite(&site, None).await;
+    let page = gateway_page(&client(), invite["url"].as_str().unwrap()).await;
+    let req = AuthorizationRequest::from_gateway_html(&page);
+    let answer = || async {
+        let p = Presentation::for_request(&req, now);
+        client()
+            .post(&req.response_uri)
+            .form(&provider_h.answer_form(&req, &p))
+            .send()
+            .await
+            .unwrap()
+            .status()
+    };
+    assert_eq!(answer().await, 400, "provider h is not in A");
+
+    source.serve(list("refresh-b.xml"));
+    let h = fingerprint_of_pem("provider-h-added.pem");
+    eventually("B in force", Duration::from_secs(10), || {
+        let (metrics, h) = (metrics.clone(), h.clone());
+        async move { eu_av_gauge(&metrics).await.contains(&h) }
+    })
+    .await;
+    assert_eq!(answer().await, 200, "provider h is in B");
+    let status: serde_json::Value = server
+        .get_invite(&site, invite["inviteId"].as_str().unwrap())
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(status[0]["status"], "verified", "{status}");
 }
