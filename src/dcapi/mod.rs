@@ -46,7 +46,7 @@ mod proptests;
 
 pub use jwk::{KeyError, ResponseKey};
 pub use pem::{signer_from_pem, SignerFileError};
-pub use request::{DcApiRequests, ItemRequest, RequestInputs};
+pub use request::{DcApiRequests, ItemRequest, RequestInputs, ZkAsk, ZK_SYSTEM};
 pub use response::{OpenId4VpAnswer, ResponseError};
 pub use signer::{RequestSigner, SignerError};
 

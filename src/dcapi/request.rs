@@ -12,6 +12,8 @@ use crate::mdoc::cbor::{tag24_encoded, Enc};
 pub const PROTOCOL_OPENID4VP_UNSIGNED: &str = "openid4vp-v1-unsigned";
 pub const PROTOCOL_OPENID4VP_SIGNED: &str = "openid4vp-v1-signed";
 pub const PROTOCOL_ANNEX_C: &str = "org-iso-mdoc";
+/// The name of the Longfellow proof system in requests (docs/wallets.md#zero-knowledge-proofs).
+pub const ZK_SYSTEM: &str = "longfellow-libzk-v1";
 /// The JWS `typ` of a request object (RFC 9101; OpenID4VP 1.0 section 5).
 const REQUEST_OBJECT_TYP: &str = "oauth-authz-req+jwt";
 
@@ -21,6 +23,15 @@ pub struct ItemRequest<'a> {
     pub doc_type: &'a str,
     pub namespace: &'a str,
     pub claim: &'a str,
+}
+
+/// The zero-knowledge proofs R2 offers in each docRequest
+/// (docs/wallets.md#zero-knowledge-proofs): the circuits, newest first, and whether only a
+/// proof answers.
+#[derive(Debug, Clone, Copy)]
+pub struct ZkAsk<'a> {
+    pub circuits: &'a [&'static agegate_zk::CircuitInfo],
+    pub required: bool,
 }
 
 /// Everything both requests are made of.
@@ -40,6 +51,8 @@ pub struct RequestInputs<'a> {
     pub key: &'a ResponseKey,
     /// Random bytes (≥ 16) for Annex C's `encryptionInfo.nonce`, kept with the request.
     pub encryption_nonce: &'a [u8],
+    /// The proofs offered; `None`: a plain presentation only.
+    pub zk: Option<ZkAsk<'a>>,
 }
 
 /// The two requests, and the `encryptionInfo` text R2 carries (its SessionTranscript is
@@ -73,7 +86,7 @@ pub fn build(inputs: &RequestInputs<'_>, signer: Option<&RequestSigner>) -> DcAp
     };
     // readerAuth signs the Annex C SessionTranscript, which hashes encryptionInfo.
     let transcript = signer.map(|_| transcript::annex_c(&encryption_info, inputs.origin));
-    let device_request = device_request(inputs.items, signer.zip(transcript.as_deref()));
+    let device_request = device_request(inputs.items, inputs.zk, signer.zip(transcript.as_deref()));
     DcApiRequests {
         openid4vp,
         annex_c: annex_c(&device_request, &encryption_info),
@@ -155,9 +168,11 @@ pub const DEVICE_REQUEST_VERSION: &str = "1.1";
 /// "deviceRequestInfo": DeviceRequestInfoBytes}` (ISO/IEC 18013-5 second edition,
 /// section 8.3.2.1.2.1), one DocRequest per docType of `items`, each `{"itemsRequest":
 /// ItemsRequestBytes}` plus, with `reader_auth` = (signer, SessionTranscript),
-/// `"readerAuth"` over that docRequest's ItemsRequestBytes (unchanged from 1.0).
+/// `"readerAuth"` over that docRequest's ItemsRequestBytes (unchanged from 1.0). With
+/// `zk`, each itemsRequest carries its `requestInfo.zkRequest`.
 pub fn device_request(
     items: &[ItemRequest<'_>],
+    zk: Option<ZkAsk<'_>>,
     reader_auth: Option<(&RequestSigner, &[u8])>,
 ) -> Vec<u8> {
     let doc_types = group(items);
@@ -168,7 +183,7 @@ pub fn device_request(
         .text("docRequests")
         .array(doc_types.len());
     for (doc_type, namespaces) in &doc_types {
-        let items_request = tag24_encoded(&items_request(doc_type, namespaces));
+        let items_request = tag24_encoded(&items_request(doc_type, namespaces, zk));
         enc.map(1 + usize::from(reader_auth.is_some()))
             .text("itemsRequest")
             .raw(&items_request);
@@ -221,10 +236,11 @@ pub fn reader_authentication_bytes(
 type Namespaces<'a> = Vec<(&'a str, Vec<&'a str>)>;
 
 /// `ItemsRequest = {"docType", "nameSpaces": {ns: {claim: false}}}`; false is
-/// IntentToRetain: the gateway keeps no claim.
-fn items_request(doc_type: &str, namespaces: &Namespaces<'_>) -> Vec<u8> {
+/// IntentToRetain: the gateway keeps no claim. With `zk`, also `"requestInfo":
+/// {"zkRequest": ...}` ([`zk_request`]).
+fn items_request(doc_type: &str, namespaces: &Namespaces<'_>, zk: Option<ZkAsk<'_>>) -> Vec<u8> {
     let mut enc = Enc::default();
-    enc.map(2)
+    enc.map(2 + usize::from(zk.is_some()))
         .text("docType")
         .text(doc_type)
         .text("nameSpaces")
@@ -235,7 +251,41 @@ fn items_request(doc_type: &str, namespaces: &Namespaces<'_>) -> Vec<u8> {
             enc.text(claim).bool(false);
         }
     }
+    if let Some(zk) = zk {
+        enc.text("requestInfo").map(1).text("zkRequest");
+        zk_request(&mut enc, zk);
+    }
     enc.finish()
+}
+
+/// `ZkRequest = {"systemSpecs": [ZkSystemSpec], "zkRequired": bool}`, each spec
+/// `{"zkSystemId": circuit_hash, "system", "params": {"version", "circuit_hash",
+/// "num_attributes", "block_enc_hash", "block_enc_sig"}}` (ISO/IEC 18013-5 second
+/// edition; the params as Longfellow and Multipaz name them, numbers as unsigned ints).
+fn zk_request(enc: &mut Enc, zk: ZkAsk<'_>) {
+    enc.map(2).text("systemSpecs").array(zk.circuits.len());
+    for c in zk.circuits {
+        // The table's numbers are small (versions, block sizes below 2^16).
+        let uint = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        enc.map(3)
+            .text("zkSystemId")
+            .text(c.circuit_hash)
+            .text("system")
+            .text(ZK_SYSTEM)
+            .text("params")
+            .map(5)
+            .text("version")
+            .int(i64::from(c.version))
+            .text("circuit_hash")
+            .text(c.circuit_hash)
+            .text("num_attributes")
+            .int(uint(c.num_attributes))
+            .text("block_enc_hash")
+            .int(uint(c.block_enc_hash))
+            .text("block_enc_sig")
+            .int(uint(c.block_enc_sig));
+    }
+    enc.text("zkRequired").bool(zk.required);
 }
 
 /// Groups items by docType, then namespace, in first-seen order, dropping repeats (a CBOR

@@ -49,6 +49,7 @@ fn with<T>(signer: Option<&RequestSigner>, f: impl FnOnce(DcApiRequests) -> T) -
         items: &items,
         key: &key,
         encryption_nonce: &[5; 16],
+        zk: None,
     };
     f(build(&inputs, signer))
 }
@@ -173,7 +174,10 @@ fn r2_device_request_is_1_1_with_one_doc_request_per_doc_type_and_one_use_case()
         let sent = r.annex_c["data"]["deviceRequest"].as_str().expect("text");
         assert_eq!(b64(sent), ciborium_bytes(&expected));
     });
-    assert_eq!(device_request(&items(), None), ciborium_bytes(&expected));
+    assert_eq!(
+        device_request(&items(), None, None),
+        ciborium_bytes(&expected)
+    );
 }
 
 #[test]
@@ -285,4 +289,89 @@ fn non_object_client_metadata_still_gets_the_key() {
             .expect("x")),
         x.x().expect("x").to_vec()
     );
+}
+
+/// docs/wallets.md#zero-knowledge-proofs: with proofs offered, each itemsRequest (inside
+/// its tag 24) carries `requestInfo.zkRequest`, newest circuit first, the numbers as
+/// unsigned integers; `zkRequired` says whether only a proof answers.
+#[test]
+fn a_zk_offer_puts_a_zk_request_inside_each_items_request() {
+    let circuits: Vec<_> = agegate_zk::CIRCUITS
+        .iter()
+        .filter(|c| c.num_attributes == 1)
+        .collect();
+    let text = |s: &str| Cbor::Text(s.into());
+    let uint = |n: u64| Cbor::Integer(n.into());
+    let spec = |hash: &str, version: u64, hash_enc: u64, sig_enc: u64| {
+        Cbor::Map(vec![
+            (text("zkSystemId"), text(hash)),
+            (text("system"), text("longfellow-libzk-v1")),
+            (
+                text("params"),
+                Cbor::Map(vec![
+                    (text("version"), uint(version)),
+                    (text("circuit_hash"), text(hash)),
+                    (text("num_attributes"), uint(1)),
+                    (text("block_enc_hash"), uint(hash_enc)),
+                    (text("block_enc_sig"), uint(sig_enc)),
+                ]),
+            ),
+        ])
+    };
+    for required in [false, true] {
+        let zk = ZkAsk {
+            circuits: &circuits,
+            required,
+        };
+        let sent = device_request(&items()[..1], Some(zk), None);
+        let request = cbor::decode(&sent).expect("CBOR");
+        let field = |v: &'_ Cbor, key: &str| -> Cbor {
+            match cbor::get(cbor::as_map(v).expect("map"), key) {
+                Ok(found) => found.clone(),
+                Err(_) => panic!("no {key}"),
+            }
+        };
+        let Cbor::Array(doc_requests) = field(&request, "docRequests") else {
+            panic!("docRequests")
+        };
+        let tagged = field(&doc_requests[0], "itemsRequest");
+        let items_request = cbor::decode(tag24_content(&tagged).expect("tag 24")).expect("CBOR");
+        let expected = Cbor::Map(vec![
+            (text("docType"), text(AV)),
+            (
+                text("nameSpaces"),
+                Cbor::Map(vec![(
+                    text(AV),
+                    Cbor::Map(vec![(text("age_over_18"), Cbor::Bool(false))]),
+                )]),
+            ),
+            (
+                text("requestInfo"),
+                Cbor::Map(vec![(
+                    text("zkRequest"),
+                    Cbor::Map(vec![
+                        (
+                            text("systemSpecs"),
+                            Cbor::Array(vec![
+                                spec(
+                                    "8d079211715200ff06c5109639245502bfe94aa869908d31176aae4016182121",
+                                    7,
+                                    4151,
+                                    4096,
+                                ),
+                                spec(
+                                    "137e5a75ce72735a37c8a72da1a8a0a5df8d13365c2ae3d2c2bd6a0e7197c7c6",
+                                    6,
+                                    4096,
+                                    2945,
+                                ),
+                            ]),
+                        ),
+                        (text("zkRequired"), Cbor::Bool(required)),
+                    ]),
+                )]),
+            ),
+        ]);
+        assert_eq!(items_request, expected);
+    }
 }

@@ -5,6 +5,7 @@
 
 pub mod console;
 pub mod credential;
+pub mod dcql;
 pub mod idempotency;
 pub mod invite;
 pub mod invite_id;

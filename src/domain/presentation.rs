@@ -255,76 +255,7 @@ pub fn client_id(response_uri: &str) -> String {
     format!("redirect_uri:{response_uri}")
 }
 
-/// The DCQL credential queries for `kinds`, in the table's order: one per docType
-/// (docs/wallets.md#one-kind-several-doctypes), each (id, docType, namespace).
-fn credential_queries(kinds: KindSet) -> Vec<(&'static str, &'static str, &'static str)> {
-    kinds
-        .iter()
-        .flat_map(|k| {
-            let info = k.info();
-            info.doc_types
-                .iter()
-                .map(|d| (d.dcql_id, d.doc_type, info.namespace))
-        })
-        .collect()
-}
-
-/// The DCQL query for `kinds`, each docType asked for the claim `age_over_NN`
-/// (docs/wallets.md#the-wallet-link's form, with the table's ids, docTypes and
-/// namespaces); with more than one credential query, `credential_sets` lets the wallet
-/// answer with any one. Written out by hand so its key order is the one the docs show.
-/// The names are the table's (no character that JSON escapes).
-pub fn dcql_query(kinds: KindSet, min_age: MinAge) -> String {
-    let claim = min_age.claim();
-    let queries = credential_queries(kinds);
-    let credentials: Vec<String> = queries
-        .iter()
-        .map(|(id, doc_type, namespace)| {
-            format!(
-                r#"{{"id":"{id}","format":"mso_mdoc","meta":{{"doctype_value":"{doc_type}"}},"claims":[{{"path":["{namespace}","{claim}"]}}]}}"#,
-            )
-        })
-        .collect();
-    let credentials = credentials.join(",");
-    if queries.len() > 1 {
-        let options: Vec<String> = queries
-            .iter()
-            .map(|(id, _, _)| format!(r#"["{id}"]"#))
-            .collect();
-        format!(
-            r#"{{"credentials":[{credentials}],"credential_sets":[{{"options":[{}]}}]}}"#,
-            options.join(",")
-        )
-    } else {
-        format!(r#"{{"credentials":[{credentials}]}}"#)
-    }
-}
-
-/// [`dcql_query`] as a JSON value (for the Digital Credentials API's R1).
-pub fn dcql_query_value(kinds: KindSet, min_age: MinAge) -> serde_json::Value {
-    let claim = min_age.claim();
-    let queries = credential_queries(kinds);
-    let credentials: Vec<serde_json::Value> = queries
-        .iter()
-        .map(|(id, doc_type, namespace)| {
-            serde_json::json!({
-                "id": id,
-                "format": "mso_mdoc",
-                "meta": {"doctype_value": doc_type},
-                "claims": [{"path": [namespace, claim]}],
-            })
-        })
-        .collect();
-    let mut query = serde_json::json!({ "credentials": credentials });
-    if queries.len() > 1 {
-        let options: Vec<serde_json::Value> = queries
-            .iter()
-            .map(|(id, _, _)| serde_json::json!([id]))
-            .collect();
-        query["credential_sets"] = serde_json::json!([{ "options": options }]);
-    }
-    query
-}
+pub use super::dcql::{dcql_query, dcql_query_value, offered_circuits};
 
 /// What the verifier supports; required for the `redirect_uri:` prefix (B.2.2).
 pub const CLIENT_METADATA: &str = r#"{"vp_formats_supported":{"mso_mdoc":{"issuerauth_alg_values":[-7],"deviceauth_alg_values":[-7]}}}"#;
@@ -355,7 +286,10 @@ pub fn authorization_request_uri(
         .append_pair("client_id", &client_id(response_uri))
         .append_pair("nonce", &request.nonce)
         .append_pair("state", &request.state)
-        .append_pair("dcql_query", &dcql_query(kinds, min_age))
+        .append_pair(
+            "dcql_query",
+            &dcql_query(kinds, min_age, request.zk.as_ref()),
+        )
         .append_pair("client_metadata", CLIENT_METADATA)
         .finish();
     format!("{scheme}://authorize?{query}")

@@ -81,8 +81,9 @@ fn the_json_values_are_the_texts_of_the_link() {
     for age in [8, 18, 99] {
         let age = MinAge::new(age).unwrap();
         for kinds in sets {
-            let text: serde_json::Value = serde_json::from_str(&dcql_query(kinds, age)).unwrap();
-            assert_eq!(text, dcql_query_value(kinds, age));
+            let text: serde_json::Value =
+                serde_json::from_str(&dcql_query(kinds, age, None)).unwrap();
+            assert_eq!(text, dcql_query_value(kinds, age, None));
         }
     }
     let text: serde_json::Value = serde_json::from_str(CLIENT_METADATA).unwrap();
@@ -136,7 +137,7 @@ fn methods_round_trip() {
 fn one_kind_is_asked_without_credential_sets() {
     let age = MinAge::new(21).unwrap();
     assert_eq!(
-        dcql_query(KindSet::one(Kind::MDL), age),
+        dcql_query(KindSet::one(Kind::MDL), age, None),
         r#"{"credentials":[{"id":"mdl","format":"mso_mdoc","meta":{"doctype_value":"org.iso.18013.5.1.mDL"},"claims":[{"path":["org.iso.18013.5.1","age_over_21"]}]}]}"#
     );
 }
@@ -145,7 +146,7 @@ fn one_kind_is_asked_without_credential_sets() {
 fn several_kinds_are_one_credential_set_of_single_options() {
     let kinds: KindSet = [Kind::MDL, Kind::EU_AV].into_iter().collect();
     assert_eq!(
-        dcql_query(kinds, MinAge::DEFAULT),
+        dcql_query(kinds, MinAge::DEFAULT, None),
         concat!(
             r#"{"credentials":["#,
             r#"{"id":"proof_of_age","format":"mso_mdoc","meta":{"doctype_value":"eu.europa.ec.av.1"},"claims":[{"path":["eu.europa.ec.av.1","age_over_18"]}]},"#,
@@ -158,7 +159,7 @@ fn several_kinds_are_one_credential_set_of_single_options() {
 #[test]
 fn a_kind_with_two_doc_types_asks_for_each_as_its_own_credential_query() {
     assert_eq!(
-        dcql_query(KindSet::one(Kind::PHOTO_ID), MinAge::DEFAULT),
+        dcql_query(KindSet::one(Kind::PHOTO_ID), MinAge::DEFAULT, None),
         concat!(
             r#"{"credentials":["#,
             r#"{"id":"photo_id","format":"mso_mdoc","meta":{"doctype_value":"org.iso.23220.photoid.1"},"claims":[{"path":["org.iso.23220.1","age_over_18"]}]},"#,
@@ -167,7 +168,7 @@ fn a_kind_with_two_doc_types_asks_for_each_as_its_own_credential_query() {
         )
     );
     let with_google: KindSet = [Kind::GOOGLE_ID, Kind::PHOTO_ID].into_iter().collect();
-    let value = dcql_query_value(with_google, MinAge::DEFAULT);
+    let value = dcql_query_value(with_google, MinAge::DEFAULT, None);
     assert_eq!(
         value["credential_sets"],
         serde_json::json!([{"options": [["google_id"], ["photo_id"], ["photo_id_2"]]}])

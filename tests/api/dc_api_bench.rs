@@ -66,6 +66,7 @@ fn dc_api_verifications_per_second_on_one_core() {
             &agegate::domain::presentation::dcql_query(
                 agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
                 min_age,
+                None,
             ),
         )
         .append_pair("client_metadata", CLIENT_METADATA)
@@ -99,11 +100,13 @@ fn dc_api_verifications_per_second_on_one_core() {
             dcql_query: &dcql_query_value(
                 agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
                 min_age,
+                None,
             ),
             client_metadata: &client_metadata_value(),
             items: &items,
             key: &key,
             encryption_nonce: encryption_nonce.as_bytes(),
+            zk: None,
         },
         None,
     );
@@ -145,11 +148,13 @@ fn dc_api_verifications_per_second_on_one_core() {
                     dcql_query: &dcql_query_value(
                         agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
                         min_age,
+                        None,
                     ),
                     client_metadata: &client_metadata_value(),
                     items: &items,
                     key: &key,
                     encryption_nonce: encryption_nonce.as_bytes(),
+                    zk: None,
                 },
                 None,
             );

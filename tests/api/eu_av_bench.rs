@@ -30,6 +30,7 @@ fn verifications_per_second_on_one_core() {
             &agegate::domain::presentation::dcql_query(
                 agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
                 agegate::domain::MinAge::DEFAULT,
+                None,
             ),
         )
         .append_pair(

@@ -60,5 +60,6 @@ mod webhook_ops;
 mod webhooks;
 mod zk;
 mod zk_answers;
+mod zk_request_forms;
 mod zk_requests;
 mod zk_serve;

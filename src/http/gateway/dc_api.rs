@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::app::verification::Answer;
 use crate::dcapi::request;
-use crate::dcapi::{DcApiRequests, ItemRequest, RequestInputs, RequestSigner};
+use crate::dcapi::{DcApiRequests, ItemRequest, RequestInputs, RequestSigner, ZkAsk};
 use crate::domain::presentation;
 use crate::domain::{DcApiSecrets, InviteId, KindSet, MinAge, PresentationRequest, Status};
 use crate::http::body::{wallet_body, JsonBody, RequestBody};
@@ -63,14 +63,28 @@ impl DcApi {
                 })
             })
             .collect();
+        let circuits = request
+            .zk
+            .as_ref()
+            .map(presentation::offered_circuits)
+            .unwrap_or_default();
+        let zk = request
+            .zk
+            .as_ref()
+            .filter(|_| !circuits.is_empty())
+            .map(|offer| ZkAsk {
+                circuits: &circuits,
+                required: offer.required,
+            });
         let inputs = RequestInputs {
             origin: &self.origin,
             nonce: &request.nonce,
-            dcql_query: &presentation::dcql_query_value(kinds, age),
+            dcql_query: &presentation::dcql_query_value(kinds, age, request.zk.as_ref()),
             client_metadata: &presentation::client_metadata_value(),
             items: &items,
             key: &secrets.response_key,
             encryption_nonce: secrets.encryption_nonce.as_bytes(),
+            zk,
         };
         request::build(&inputs, self.signer.as_ref())
     }

@@ -50,6 +50,7 @@ fn wallet_dc_answers_open_with_agegates_parsers() {
     let dcql = agegate::domain::presentation::dcql_query_value(
         agegate::domain::KindSet::one(agegate::domain::Kind::EU_AV),
         agegate::domain::MinAge::DEFAULT,
+        None,
     );
     let metadata = agegate::domain::presentation::client_metadata_value();
     let built = request::build(
@@ -61,6 +62,7 @@ fn wallet_dc_answers_open_with_agegates_parsers() {
             items: &items,
             key: &key,
             encryption_nonce: &[7; 16],
+            zk: None,
         },
         None,
     );
