@@ -171,8 +171,19 @@ async fn an_unreadable_signer_or_a_list_file_that_fails_stops_a_start_naming_it(
     );
 }
 
-#[test]
-fn the_next_refresh_comes_at_the_interval_or_a_next_update_if_sooner() {
+#[tokio::test]
+async fn the_next_refresh_comes_at_the_interval_or_a_next_update_if_sooner() {
     let hour = Duration::from_secs(3600);
     assert_eq!(next_wait(&Trust::default(), NOW, hour), hour);
+    let dir = tempfile::tempdir().unwrap();
+    let (files, _) = av_list(dir.path());
+    let store = store(dir.path()).await;
+    let (handle, _) = TrustHandle::start(files, &store, &Fetcher::default(), JUNE_2026)
+        .await
+        .unwrap();
+    let trust = handle.current();
+    let next = trust.lists[0].next_update.unwrap();
+    assert_eq!(next_wait(&trust, next - 10, hour), Duration::from_secs(10));
+    assert_eq!(next_wait(&trust, next - 7200, hour), hour);
+    assert_eq!(next_wait(&trust, next, hour), hour, "past it: the interval");
 }

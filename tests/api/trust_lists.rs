@@ -335,3 +335,28 @@ fn trust_show_takes_the_pid_and_mdl_lists_of_trusted_entities_as_their_kinds_anc
         .collect();
     assert_eq!(sequences, vec![("eudi-pid", 1), ("mdl", 3)]);
 }
+
+#[test]
+fn the_statement_names_the_lists_in_force() {
+    let list = testdata("xmlsec-rsa-filter2-exc.xml");
+    let (_db_dir, db) = temp_db();
+    let out = agegate()
+        .arg("--database-url")
+        .arg(&db.url)
+        .arg("statement")
+        .args(list_args(list.display(), "signer-ca.pem"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8(out.stdout).unwrap();
+    let row = format!(
+        "| eu-av-trusted-list | `eu-av` | {} | 1 | 2026-01-01T00:00:00Z | 2099-01-01T00:00:00Z | 2 |",
+        list.display()
+    );
+    assert!(md.contains("## Trust lists\n"), "{md}");
+    assert!(md.contains(&row), "{row} in\n{md}");
+}

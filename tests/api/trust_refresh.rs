@@ -122,7 +122,9 @@ async fn anchors_follow_the_list_at_its_url_and_a_list_that_fails_keeps_the_one_
     let list_b = sorted(vec![a, b, g]);
     assert_eq!(eu_av_gauge(&metrics).await, list_a, "A in force at start");
     let named = format!("trusted list eu-av-trusted-list {}", source.url);
-    let taken = first.log_lines(&format!("{named}: sequence 1 in force"));
+    let needle = format!("{named}: sequence 1 in force");
+    first.logged(&needle).await;
+    let taken = first.log_lines(&needle);
     assert!(
         taken[0].contains(": sequence 1 in force, issued 2026-01-01T00:00:00Z, next update 2099-01-01T00:00:00Z, 2 anchor(s)"),
         "{}",
@@ -178,7 +180,9 @@ async fn anchors_follow_the_list_at_its_url_and_a_list_that_fails_keeps_the_one_
             async move { failures(&metrics, &url, reason).await >= 1.0 }
         })
         .await;
-        let lines = first.log_lines(&format!("{named} refused ({reason}): "));
+        let needle = format!("{named} refused ({reason}): ");
+        first.logged(&needle).await;
+        let lines = first.log_lines(&needle);
         assert!(
             lines[0].contains(why) && lines[0].ends_with("; sequence 2 stays in force"),
             "{}",
@@ -199,7 +203,9 @@ async fn anchors_follow_the_list_at_its_url_and_a_list_that_fails_keeps_the_one_
         list_b,
         "the nodes agree"
     );
-    let said = second.log_lines(&format!("{named} refused (unreachable)"));
+    let needle = format!("{named} refused (unreachable)");
+    second.logged(&needle).await;
+    let said = second.log_lines(&needle);
     assert!(
         said[0].ends_with(
             "answered HTTP 500; the database's copy is in force (sequence 2, 3 anchor(s))"
@@ -217,7 +223,9 @@ async fn anchors_follow_the_list_at_its_url_and_a_list_that_fails_keeps_the_one_
         })
         .await;
         assert_eq!(eu_av_gauge(metrics).await, list_b);
-        let lines = node.log_lines(&format!("{named} refused (older)"));
+        let needle = format!("{named} refused (older)");
+        node.logged(&needle).await;
+        let lines = node.log_lines(&needle);
         assert!(
             lines[0].contains("sequence number 1 is lower than the 2 in force"),
             "{}",
@@ -232,6 +240,7 @@ async fn a_node_whose_url_fails_at_start_without_a_copy_starts_without_that_list
     let (_db_dir, db) = temp_db();
     let (node, metrics) = node(&db, &source.url);
     assert_eq!(eu_av_gauge(&metrics).await, Vec::<String>::new());
+    node.logged("trusted list eu-av-trusted-list").await;
     assert_eq!(node.log_count("credential kind eu-av: off (no anchors)"), 1);
     let lines = node.log_lines("trusted list eu-av-trusted-list");
     assert_eq!(
@@ -248,6 +257,38 @@ async fn a_node_whose_url_fails_at_start_without_a_copy_starts_without_that_list
         async move { eu_av_gauge(&metrics).await.len() == 2 }
     })
     .await;
+
+    // Down again: `trust show` shows the database's copy, as a starting node would.
+    source.serve(Reply::Status(500));
+    let out = crate::helpers::agegate()
+        .arg("--database-url")
+        .arg(&db.url)
+        .args(["trust", "show", "--json"])
+        .args(list_args(&source.url, "signer-ca.pem"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("refused (unreachable): answered HTTP 500; the database's copy is in force (sequence 1, 2 anchor(s))"),
+        "{stderr}"
+    );
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &shown["sources"][0];
+    assert_eq!(
+        (&s["list"], &s["location"], &s["sequence"], &s["anchors"]),
+        (
+            &"eu-av-trusted-list".into(),
+            &source.url.as_str().into(),
+            &1.into(),
+            &2.into()
+        )
+    );
+    assert_eq!(shown["kindsOn"], serde_json::json!(["eu-av"]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
