@@ -40,11 +40,17 @@ impl Source {
     }
 }
 
-/// The location as people and the database know it: the path, or the URL.
+/// The location as people, logs, metrics and the database know it: the path, or the URL
+/// with any password replaced by `***` (it is a secret; the fetch uses the real one).
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::File(path) => write!(f, "{}", path.display()),
+            Self::Url(url) if url.password().is_some() => {
+                let mut shown = url.clone();
+                let _ = shown.set_password(Some("***"));
+                write!(f, "{shown}")
+            }
             Self::Url(url) => write!(f, "{url}"),
         }
     }

@@ -26,6 +26,15 @@ fn a_source_is_a_file_an_https_url_or_http_on_loopback_only() {
     }
 }
 
+#[test]
+fn a_urls_password_is_never_shown() {
+    let source = Source::parse("https://agegate:s3cret@lists.example.eu/av-tl.xml").unwrap();
+    assert_eq!(
+        source.to_string(),
+        "https://agegate:***@lists.example.eu/av-tl.xml"
+    );
+}
+
 /// A one-connection server on loopback that reads the request and answers `reply`
 /// (or nothing, holding the connection, when `None`).
 fn serve_once(reply: Option<Vec<u8>>) -> (Source, std::thread::JoinHandle<()>) {
