@@ -336,3 +336,44 @@ async fn a_credential_under_a_provider_only_list_b_names_verifies_once_b_is_in_f
         .unwrap();
     assert_eq!(status[0]["status"], "verified", "{status}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vical_at_a_url_gives_mdl_anchors_and_is_listed_as_a_source() {
+    use crate::wallet::{TestIssuer, VicalEntry, VicalKnobs, VicalPublisher};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let state = TestIssuer::named("agegate test IACA root", now);
+    let publisher = VicalPublisher::new(now);
+    let vical = publisher.vical(&[VicalEntry::mdl(&state.ca_der)], &VicalKnobs::default());
+    let source = ListSource::start(Reply::List(vical)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("vical-anchor.pem");
+    std::fs::write(&anchor, &publisher.anchor_pem).unwrap();
+    let (_db_dir, db) = temp_db();
+    let out = crate::helpers::agegate()
+        .arg("--database-url")
+        .arg(&db.url)
+        .args(["trust", "show", "--json", "--mdl-vical", &source.url])
+        .arg("--mdl-vical-anchor")
+        .arg(&anchor)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["kindsOn"], serde_json::json!(["mdl"]));
+    assert_eq!(
+        shown["anchors"][0]["source"],
+        format!("vical:{}", source.url)
+    );
+    let s = &shown["sources"][0];
+    assert_eq!(
+        (&s["list"], &s["kind"], &s["sequence"], &s["anchors"]),
+        (&"mdl-vical".into(), &"mdl".into(), &7.into(), &1.into())
+    );
+}
