@@ -155,13 +155,16 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
         let _ = writeln!(w);
     }
     let _ = writeln!(w, "## Sites\n");
-    let _ = writeln!(w, "| site | id | minimum age | accepts | sandbox |");
-    let _ = writeln!(w, "|---|---|---|---|---|");
+    let _ = writeln!(
+        w,
+        "| site | id | minimum age | accepts | zero-knowledge proofs | sandbox |"
+    );
+    let _ = writeln!(w, "|---|---|---|---|---|---|");
     for site in &sites {
         let asked = site.accept.kinds().and(on);
         let _ = writeln!(
             w,
-            "| {} | `{}` | {} | {} | {} |",
+            "| {} | `{}` | {} | {} | {} | {} |",
             site.name.replace('|', "\\|"),
             site.id,
             site.min_age.get(),
@@ -170,9 +173,16 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
             } else {
                 asked.names().join(", ")
             },
+            site.zk,
             if site.sandbox { "yes" } else { "no" }
         );
     }
+    let _ = writeln!(
+        w,
+        "\nZero-knowledge proofs (a proof that the age claim holds, showing nothing else) are \
+         asked for only by a server started with `--zk-circuits`: `prefer` asks for a proof or \
+         a plain presentation, `require` for a proof only, `off` for a plain presentation."
+    );
     let _ = writeln!(w);
     let _ = writeln!(w, "## What is stored, and for how long\n");
     let _ = writeln!(

@@ -63,3 +63,4 @@ mod zk_answers;
 mod zk_request_forms;
 mod zk_requests;
 mod zk_serve;
+mod zk_site;

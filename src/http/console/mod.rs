@@ -87,6 +87,7 @@ pub fn router(parts: ConsoleParts) -> Router {
             "/admin/sites/{site}/webhook-secret",
             post(sites::rotate_secret),
         )
+        .route("/admin/sites/{site}/zk", post(sites::set_zk))
         .route("/admin/sites/{site}/invites", get(invites::list))
         .route("/admin/sites/{site}/invites/{invite}", get(invites::show))
         .route(
@@ -318,6 +319,7 @@ pub fn notice_text(name: Option<&str>) -> Option<&'static str> {
         "already-expired" => "The invite had expired already; nothing changed.",
         "erased" => "The invite is erased with everything stored about it.",
         "redelivered" => "The event is queued again with a fresh retry schedule.",
+        "zk-changed" => "The zero-knowledge policy is changed; the next request a gateway page makes follows it.",
         _ => return None,
     })
 }

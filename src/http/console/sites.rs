@@ -13,7 +13,7 @@ use super::{page, see_other, when, ConsoleError, ConsoleState, Layout};
 use crate::app::keys::{self, rotate_webhook_secret, Revoked};
 use crate::app::sites::{self, create_site, SiteSettings};
 use crate::domain::{Accept, MinAge, SiteId, SiteName, SiteUrl, WebhookFormat, ZkPolicy};
-use crate::store::{CredentialInfo, SiteRecord};
+use crate::store::{CredentialInfo, SiteRecord, SiteUpdate};
 
 #[derive(Template)]
 #[template(path = "console/sites.html")]
@@ -244,6 +244,31 @@ pub async fn issue_key(
     }
     .render();
     Ok(page(StatusCode::OK, html))
+}
+
+/// The site page's zero-knowledge policy form.
+#[derive(Deserialize)]
+pub struct ZkForm {
+    zk: String,
+}
+
+/// Changes the site's zero-knowledge policy (docs/wallets.md#zero-knowledge-proofs), as
+/// `site update --zk` does.
+pub async fn set_zk(
+    State(state): State<ConsoleState>,
+    Path(site): Path<String>,
+    Action { operator, form }: Action<ZkForm>,
+) -> Result<Response, ConsoleError> {
+    let id = site_id(&site)?;
+    let zk =
+        ZkPolicy::parse(form.zk.trim()).map_err(|e| ConsoleError::BadRequest(e.to_string()))?;
+    let update = SiteUpdate {
+        zk: Some(zk),
+        ..Default::default()
+    };
+    sites::update_site(state.store.as_ref(), id, update).await?;
+    tracing::info!(site_id = %id, zk = %zk, user = %operator.username, "zero-knowledge policy changed in the console");
+    Ok(see_other(&format!("/admin/sites/{id}?notice=zk-changed")))
 }
 
 #[derive(Deserialize)]
