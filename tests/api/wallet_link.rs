@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 /// The dark modules of the page's QR code, read off its SVG path (`M{x} {y}h{w}v{h}…`
 /// per dark run), in module units relative to the top-left dark module.
-fn qr_modules_on_page(html: &str) -> BTreeSet<(u32, u32)> {
+pub fn qr_modules_on_page(html: &str) -> BTreeSet<(u32, u32)> {
     let start = html.find("id=\"eu-av-qr\"").expect("the QR code");
     let svg = &html[start..];
     let d_start = svg.find(" d=\"").expect("the QR code's path") + 4;
@@ -44,7 +44,7 @@ fn qr_modules_on_page(html: &str) -> BTreeSet<(u32, u32)> {
 }
 
 /// The dark modules of `text`'s QR code, relative to its top-left dark module.
-fn qr_modules_of(text: &str) -> BTreeSet<(u32, u32)> {
+pub fn qr_modules_of(text: &str) -> BTreeSet<(u32, u32)> {
     let code = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::L).unwrap();
     let width = code.width() as u32;
     let dark: Vec<(u32, u32)> = code

@@ -203,3 +203,31 @@ async fn without_circuits_a_preferring_or_requiring_site_asks_as_before() {
         assert_plain(&link, &dc, KindSet::one(Kind::EU_AV));
     }
 }
+
+/// The QR code carries the link, proofs included, while it fits one (about 2.9 KB: one
+/// kind with one circuit does); a longer request leaves the page without a QR code, its
+/// link and DC API requests intact (docs/wallets.md#zero-knowledge-proofs).
+#[tokio::test]
+async fn the_qr_code_carries_the_link_with_proofs_while_it_fits_one() {
+    use crate::wallet_link::{qr_modules_of, qr_modules_on_page};
+    let server = ZkServer::start(1).await;
+    let app = &server.app;
+    let one_kind = app
+        .create_site_with(SiteOptions {
+            accept: agegate::domain::Accept::Only(KindSet::one(Kind::EU_AV)),
+            ..Default::default()
+        })
+        .await;
+    let invite = app.new_invite(&one_kind, None).await;
+    let html = crate::helpers::gateway_page(&app.client, invite["url"].as_str().unwrap()).await;
+    let link = AuthorizationRequest::from_gateway_html(&html);
+    assert!(link.params["dcql_query"].contains("proof_of_age_zk"));
+    assert_eq!(qr_modules_on_page(&html), qr_modules_of(&link.uri));
+    let three_kinds = app.create_site().await;
+    let invite = app.new_invite(&three_kinds, None).await;
+    let html = crate::helpers::gateway_page(&app.client, invite["url"].as_str().unwrap()).await;
+    let link = AuthorizationRequest::from_gateway_html(&html);
+    assert!(link.uri.len() > 2953, "{} bytes", link.uri.len());
+    assert!(html.contains(r#"id="eu-av-qr" role="img" aria-label="QR code that opens the age verification request in the app"></div>"#));
+    assert!(DcApiPage::from_gateway_html(&html).requests().len() == 2);
+}
