@@ -135,20 +135,20 @@ pub fn check_zk_response(
     if status != 0 {
         return Err(E::StatusNotZero(status));
     }
-    let documents = match cbor::get(response, "zkDocuments") {
+    let mut documents = match cbor::get(response, "zkDocuments") {
         Ok(Value::Array(docs)) => docs
             .iter()
             .map(ZkDocument::parse)
             .collect::<Result<Vec<_>, _>>()?,
         _ => return Err(E::MalformedDeviceResponse("zkDocuments")),
     };
-    let chosen = documents.iter().find_map(|d| {
+    let chosen = documents.iter().enumerate().find_map(|(i, d)| {
         let (kind, row) = Kind::by_doc_type(&d.doc_type)?;
         anchors.get(kind)?;
-        Some((d, kind, row.doc_type))
+        Some((i, kind, row.doc_type))
     });
     let (doc, kind, doc_type) = match (chosen, documents.first()) {
-        (Some(chosen), _) => chosen,
+        (Some((i, kind, doc_type)), _) => (documents.swap_remove(i), kind, doc_type),
         (None, None) => return Err(E::NoDocument),
         (None, Some(first)) => return Err(E::WrongDocType(shown(&first.doc_type))),
     };
@@ -199,9 +199,9 @@ pub fn check_zk_response(
         age_over: expected.min_age,
         issuer_x: (*x).into(),
         issuer_y: (*y).into(),
-        timestamp: doc.timestamp.clone(),
+        timestamp: doc.timestamp,
         claim,
-        proof: doc.proof.clone(),
+        proof: doc.proof,
     })
 }
 

@@ -55,6 +55,7 @@ impl Answering<'_> {
             let reason = PresentationError::ZkCircuitNotOffered(checked.circuit_hash.clone());
             return Err(self.refuse(Some(checked.kind), reason));
         };
+        let kind = Some(checked.kind);
         let transcript = opened.transcript;
         let job = move || {
             let started = Instant::now();
@@ -63,7 +64,7 @@ impl Answering<'_> {
         };
         let Ok((checked, verdict, took)) = zk.pool.run(job).await else {
             tracing::info!(invite_id = %self.id, "zero-knowledge proof pool full");
-            self.count(opened.kind, "busy");
+            self.count(kind, "busy");
             return Err(AnswerError::Busy);
         };
         self.metrics.zk_verify_seconds.observe(took.as_secs_f64());
