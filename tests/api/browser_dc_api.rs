@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 /// What the virtual wallet does on the page's next `navigator.credentials.get`.
-async fn wallet_will(browser: &Client, behavior: Value) -> Result<(), String> {
+pub(crate) async fn wallet_will(browser: &Client, behavior: Value) -> Result<(), String> {
     browser
         .cdp("DigitalCredentials.setVirtualWalletBehavior", behavior)
         .await
@@ -53,7 +53,7 @@ async fn site_with_redirect_on(
 }
 
 /// Starts Chromium, runs `walk`, closes the session whatever happened, then judges.
-async fn in_browser<F, Fut>(walk: F) -> String
+pub(crate) async fn in_browser<F, Fut>(walk: F) -> String
 where
     F: FnOnce(Chromedriver, Client) -> Fut,
     Fut: std::future::Future<Output = (Chromedriver, Client, Result<String, String>)>,
@@ -68,7 +68,7 @@ where
 }
 
 /// Opens the page, checks the button is shown, and reads the request the page carries.
-async fn open_page(browser: &Client, url: &str) -> Result<DcApiPage, String> {
+pub(crate) async fn open_page(browser: &Client, url: &str) -> Result<DcApiPage, String> {
     browser
         .goto(url)
         .await
@@ -93,7 +93,11 @@ async fn open_page(browser: &Client, url: &str) -> Result<DcApiPage, String> {
 }
 
 /// Waits up to `secs` for the browser to reach `prefix`; the URL it is on.
-async fn wait_for_url(browser: &Client, prefix: &str, secs: u64) -> Result<String, String> {
+pub(crate) async fn wait_for_url(
+    browser: &Client,
+    prefix: &str,
+    secs: u64,
+) -> Result<String, String> {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
         let current = browser.current_url().await?;

@@ -8,8 +8,8 @@ use crate::dc_api::{dc_page, post_dc_api};
 use crate::eu_av::{answer as link_answer, request_on_page};
 use crate::helpers::{SiteOptions, TestApp, TestSite};
 use crate::wallet::{
-    dc_annex_c_transcript, dc_openid4vp_transcript, jwk_thumbprint, session_transcript,
-    AuthorizationRequest, DcApiPage,
+    cbor_get, dc_annex_c_transcript, dc_openid4vp_transcript, jwk_thumbprint, session_transcript,
+    untag24, AuthorizationRequest, DcApiPage,
 };
 use agegate::testkit::cbor;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -112,6 +112,41 @@ impl ZkCase {
             .find(|c| c.doc_type == doc_type)
             .unwrap_or_else(|| panic!("no mso_mdoc_zk credential for {doc_type} in {dcql}"))
             .id
+    }
+
+    /// The `circuit_hash` of each circuit `transport`'s request offers for `doc_type`: the
+    /// DCQL `zk_system_type` list, or (R2) the `zkRequest.systemSpecs` inside the tag-24
+    /// itemsRequest of that docType's docRequest; and whether R2 says `zkRequired`.
+    pub fn offered(&self, transport: Transport, doc_type: &str) -> (Vec<String>, Option<bool>) {
+        if transport != Transport::R2 {
+            let dcql = match transport {
+                Transport::R1 => self.page.r1().params["dcql_query"].clone(),
+                _ => self.link.dcql_query.clone(),
+            };
+            let found = zk_credentials(&dcql)
+                .into_iter()
+                .find(|c| c.doc_type == doc_type);
+            return (found.map(|c| c.circuits).unwrap_or_default(), None);
+        }
+        let r2 = self.page.r2();
+        let requests = cbor_get(&r2.device_request, "docRequests")
+            .as_array()
+            .unwrap();
+        for request in requests {
+            let items: ciborium::Value =
+                ciborium::from_reader(untag24(cbor_get(request, "itemsRequest"))).unwrap();
+            if cbor_get(&items, "docType").as_text() != Some(doc_type) {
+                continue;
+            }
+            let zk = cbor_get(cbor_get(&items, "requestInfo"), "zkRequest");
+            let specs = cbor_get(zk, "systemSpecs").as_array().unwrap();
+            let ids = specs
+                .iter()
+                .map(|s| cbor_get(s, "zkSystemId").as_text().unwrap().to_owned())
+                .collect();
+            return (ids, cbor_get(zk, "zkRequired").as_bool());
+        }
+        panic!("no docRequest for {doc_type}")
     }
 
     /// The SessionTranscript's CBOR that `transport` implies for a page at `origin`.

@@ -60,6 +60,8 @@ pub struct Job {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub doc_type_shown: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace_shown: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub value_shown: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timestamp_shown: Option<String>,

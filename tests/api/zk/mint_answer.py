@@ -20,7 +20,7 @@ one certificate, an array for a chain). Job fields:
   reuse: the id of an earlier job whose proof is wrapped again instead of proving anew.
 Knobs on the wrapping only (the proof stays as made):
   zkSystemId: "bare" (default, Google Wallet's), "multipaz", or any literal text;
-  docTypeShown, valueShown, timestampShown: what documentData says instead;
+  docTypeShown, namespaceShown, valueShown, timestampShown: what documentData says instead;
   chain: "leaf" (default), "leaf+iaca" (an array), "other-leaf" (an IACA-signed leaf for a
     fresh key), "self-signed" (a leaf for the DS key that signs itself);
   deviceSigned: "absent", "empty" (default) or "nonempty";
@@ -145,7 +145,7 @@ def wrap(m, job, made):
         "zkSystemId": system_id,
         "docType": job.get("docTypeShown", made["docType"]),
         "timestamp": cbor2.CBORTag(0, job.get("timestampShown", made["timestamp"])),
-        "issuerSigned": {made["namespace"]: [
+        "issuerSigned": {job.get("namespaceShown", made["namespace"]): [
             {"elementIdentifier": made["claim"], "elementValue": value}]},
     }
     device = job.get("deviceSigned", "empty")

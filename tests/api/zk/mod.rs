@@ -13,7 +13,7 @@ pub mod mint;
 mod venv;
 
 #[allow(unused_imports)] // the zk_* test modules take what they need
-pub use case::{Transport, ZkCase};
+pub use case::{zk_credentials, Transport, ZkCase};
 #[allow(unused_imports)]
 pub use mint::{Backend, Claim, Job, Minter};
 pub use venv::{python, vectors};
