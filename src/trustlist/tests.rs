@@ -154,6 +154,39 @@ fn a_signed_copy_inside_an_unsigned_list_is_refused() {
 }
 
 #[test]
+fn a_signed_copy_kept_elsewhere_under_an_unsigned_list_is_refused() {
+    // Wrapping the other way round: the signature stays the root's last child with the
+    // signed content copied into a ds:Object of it, and the root lists another provider.
+    let xml = testdata("xmlsec-rsa-filter2-exc.xml");
+    let (head, sig) = xml.split_once("<ds:Signature").expect("signature");
+    let signed = &head[head.find("<SchemeInformation>").expect("content")..];
+    let with_copy = |head: &str| {
+        let object = format!("<ds:Object>{signed}</ds:Object></ds:Signature>");
+        format!(
+            "{head}<ds:Signature{}",
+            sig.replacen("</ds:Signature>", &object, 1)
+        )
+    };
+    // The copy alone changes nothing signed (the signature is subtracted whole) ...
+    verify(&with_copy(head), &pins("signer-ca.pem")).expect("the copy is not what is read");
+    // ... but the list read is the root's, and its new provider breaks the digest.
+    let g: String = testdata("provider-g-added.pem")
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .collect();
+    let evil = head.replacen(
+        "<DigitalId>",
+        &format!("<DigitalId><X509Certificate>{g}</X509Certificate></DigitalId><DigitalId>"),
+        1,
+    );
+    assert_ne!(evil, head);
+    assert_eq!(
+        refused(&with_copy(&evil), &pins("signer-ca.pem")),
+        ListError::Signature(SignatureError::DigestMismatch("document"))
+    );
+}
+
+#[test]
 fn a_signature_moved_off_the_root_or_not_last_is_refused() {
     let xml = testdata("xmlsec-rsa-filter2-exc.xml");
     let (head, sig) = xml.split_once("<ds:Signature").expect("signature");

@@ -47,6 +47,38 @@ fn a_good_list_yields_exactly_its_recognised_paa_services_certificates() {
     }
 }
 
+/// Each good fixture's certificates of `provider` are in the signed document, yet not
+/// among its anchors.
+fn listed_but_not_taken(provider: &str) {
+    let der = der_of(provider);
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&der);
+    for (name, pin) in [
+        ("signxml-rsa-c14n10.xml", "signer-ca.pem"),
+        ("xmlsec-rsa-filter2-exc.xml", "signer-ca.pem"),
+        ("xmlsec-ec-enveloped-exc.xml", "signer-ec.pem"),
+    ] {
+        assert!(testdata(name).contains(&b64), "{provider} is in {name}");
+        let list = load(name, pin).expect(name);
+        assert!(!list.anchors.contains(&der), "{provider} taken from {name}");
+    }
+}
+
+#[test]
+fn service_history_only_certificates_are_not_anchors() {
+    listed_but_not_taken("provider-e-history.pem");
+}
+
+#[test]
+fn a_deprecated_or_withdrawn_services_certificates_are_not_anchors() {
+    listed_but_not_taken("provider-c-deprecated.pem");
+    listed_but_not_taken("provider-d-withdrawn.pem");
+}
+
+#[test]
+fn another_service_types_certificates_are_not_anchors() {
+    listed_but_not_taken("provider-f-other-type.pem");
+}
+
 #[test]
 fn list_b_adds_its_new_provider() {
     for (name, pin) in [
