@@ -8,6 +8,7 @@
 
 pub mod lists;
 pub mod load;
+pub mod outcome;
 pub mod refresh;
 pub mod source;
 

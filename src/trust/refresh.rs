@@ -6,63 +6,20 @@
 //! naming the list. Fetching and the database are awaited, verifying runs on the blocking
 //! pool, and the new set is swapped in whole: request handling never waits for any of it.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::lists::{Reason, Refusal, Verified};
 use super::load::{ListFiles, ListStatus, Trust, TrustFiles, TrustHandle};
+use super::outcome::{line, Kept};
+pub use super::outcome::{Failures, Outcome};
 use super::source::Fetcher;
 use super::AnchorSource;
-use crate::clock::{rfc3339, Clock, UnixTime};
+use crate::clock::{Clock, UnixTime};
 use crate::store::{StoredList, TrustListStore};
 
 /// The default of `--trust-refresh`.
 pub const DEFAULT_REFRESH: &str = "1h";
-
-/// How one list's refresh went.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub list: &'static str,
-    pub location: String,
-    /// The sequence number now in force, or why the fetched list was not taken.
-    pub result: Result<u64, Refusal>,
-    /// The one line that says so, naming the list.
-    pub line: String,
-}
-
-impl Outcome {
-    /// Logs [`Outcome::line`]: info when taken, a warning when refused.
-    pub fn log(&self) {
-        match self.result {
-            Ok(_) => tracing::info!("{}", self.line),
-            Err(_) => tracing::warn!("{}", self.line),
-        }
-    }
-}
-
-/// Failures so far, by (location, reason label): `/metrics`'
-/// `agegate_trust_list_refresh_failures_total`.
-#[derive(Debug, Default)]
-pub struct Failures(Mutex<BTreeMap<(String, &'static str), u64>>);
-
-impl Failures {
-    pub fn count(&self, outcomes: &[Outcome]) {
-        let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        for o in outcomes {
-            if let Err(refusal) = &o.result {
-                *counts
-                    .entry((o.location.clone(), refusal.reason.label()))
-                    .or_default() += 1;
-            }
-        }
-    }
-
-    pub fn snapshot(&self) -> Vec<((String, &'static str), u64)> {
-        let counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        counts.iter().map(|(k, v)| (k.clone(), *v)).collect()
-    }
-}
 
 impl TrustHandle {
     /// The set a server starts with: the PEM files (an unreadable one, an unreadable list
@@ -166,13 +123,6 @@ async fn refresh_lists<S: TrustListStore + ?Sized>(
     (lists, outcomes)
 }
 
-/// Where the list now in force came from, when the fetch failed.
-enum Kept {
-    Database,
-    InForce,
-    Nothing,
-}
-
 /// The list in force after one refresh, and how the fetch went.
 async fn refresh_one<S: TrustListStore + ?Sized>(
     l: &ListFiles,
@@ -215,9 +165,8 @@ async fn refresh_one<S: TrustListStore + ?Sized>(
     let list = l.list;
     let floor = in_force.map(|s| s.sequence);
     let verified = tokio::task::spawn_blocking(move || {
-        let from_db = stored.and_then(|s| {
-            let v = list.read(&s.body, &signer_pem, now, floor).ok()?;
-            Some((v, s.last_success))
+        let from_db = newer_copy(stored, floor, |body| {
+            list.read(body, &signer_pem, now, floor).ok()
         });
         let floor = floor.max(from_db.as_ref().map(|(v, _)| v.sequence));
         let fetched = fetched.and_then(|bytes| {
@@ -270,7 +219,7 @@ async fn refresh_one<S: TrustListStore + ?Sized>(
             (Some(status(v, now)), Ok(()))
         }
         Err(refusal) => match from_db {
-            Some((v, last_success)) if floor.is_none_or(|f| v.sequence > f) => (
+            Some((v, last_success)) => (
                 Some(status(v, last_success)),
                 Err((refusal, Kept::Database)),
             ),
@@ -279,50 +228,20 @@ async fn refresh_one<S: TrustListStore + ?Sized>(
     }
 }
 
-/// One line per list and refresh: taken (sequence, anchors), or refused (the reason and
-/// what is in force instead).
-fn line(
-    l: &ListFiles,
-    location: &str,
-    status: Option<&ListStatus>,
-    result: &Result<(), (Refusal, Kept)>,
-) -> String {
-    let name = l.list.name;
-    let next = |s: &ListStatus| s.next_update.map_or("none".to_owned(), rfc3339);
-    match (result, status) {
-        (Ok(()), Some(s)) => format!(
-            "trusted list {name} {location}: sequence {} in force, issued {}, next update {}, {} anchor(s){}",
-            s.sequence,
-            rfc3339(s.issued),
-            next(s),
-            s.anchors(),
-            left_out(s)
-        ),
-        (Ok(()), None) => format!("trusted list {name} {location}: taken"),
-        (Err((refusal, kept)), status) => {
-            let instead = match (kept, status) {
-                (Kept::Database, Some(s)) => format!(
-                    "the database's copy is in force (sequence {}, {} anchor(s))",
-                    s.sequence,
-                    s.anchors()
-                ),
-                (Kept::InForce, Some(s)) => format!("sequence {} stays in force", s.sequence),
-                _ => format!("no {} anchors from it", l.list.kind),
-            };
-            format!(
-                "trusted list {name} {location} refused ({}): {}; {instead}",
-                refusal.reason.label(),
-                refusal.detail
-            )
-        }
-    }
-}
-
-fn left_out(s: &ListStatus) -> String {
-    match s.skipped_unsupported_key {
-        0 => String::new(),
-        n => format!(", {n} certificate(s) left out (key neither P-256 nor P-384)"),
-    }
+/// The database's copy, verified by `read`, if it is newer than the list in force
+/// (sequence `floor`). A copy whose stored sequence is not above `floor` could replace
+/// nothing, so it is not verified at all: a refresh of a list in force costs one
+/// verification, not two. The stored sequence is the one its node verified; the body's
+/// is checked again.
+fn newer_copy(
+    stored: Option<StoredList>,
+    floor: Option<u64>,
+    read: impl FnOnce(&[u8]) -> Option<Verified>,
+) -> Option<(Verified, UnixTime)> {
+    let newer = |sequence: u64| floor.is_none_or(|f| sequence > f);
+    let copy = stored.filter(|s| newer(s.sequence))?;
+    let verified = read(&copy.body).filter(|v| newer(v.sequence))?;
+    Some((verified, copy.last_success))
 }
 
 /// How long until the next refresh: `every`, or sooner if a list's `NextUpdate` comes

@@ -187,3 +187,92 @@ async fn the_next_refresh_comes_at_the_interval_or_a_next_update_if_sooner() {
     assert_eq!(next_wait(&trust, next - 7200, hour), hour);
     assert_eq!(next_wait(&trust, next, hour), hour, "past it: the interval");
 }
+
+fn stored_a(location: &str, sequence: u64) -> StoredList {
+    StoredList {
+        list: EU_AV_TRUSTED_LIST.name.to_owned(),
+        location: location.to_owned(),
+        body: std::fs::read(testdata("xmlsec-rsa-filter2-exc.xml")).unwrap(),
+        sequence,
+        issued: 1_767_225_600,
+        next_update: Some(4_070_908_800),
+        last_success: JUNE_2026 - 60,
+    }
+}
+
+#[test]
+fn a_database_copy_not_newer_than_the_list_in_force_is_not_verified_again() {
+    let verified = |sequence| {
+        let pem = std::fs::read_to_string(testdata("signer-ca.pem")).unwrap();
+        let body = stored_a("l", 1).body;
+        let mut v = EU_AV_TRUSTED_LIST
+            .read(&body, &pem, JUNE_2026, None)
+            .unwrap();
+        v.sequence = sequence;
+        v
+    };
+    let reads = std::cell::Cell::new(0);
+    let read = |sequence| {
+        let reads = &reads;
+        move |_: &[u8]| {
+            reads.set(reads.get() + 1);
+            Some(verified(sequence))
+        }
+    };
+    let copy = |sequence| Some(stored_a("l", sequence));
+    // Equal to or below the one in force: it could replace nothing, so it is not read.
+    assert!(newer_copy(copy(2), Some(2), read(2)).is_none());
+    assert!(newer_copy(copy(1), Some(2), read(1)).is_none());
+    assert_eq!(reads.get(), 0, "not verified");
+    // Newer, or nothing in force (a start): verified, and taken.
+    let taken = newer_copy(copy(3), Some(2), read(3)).map(|(v, at)| (v.sequence, at));
+    assert_eq!(taken, Some((3, JUNE_2026 - 60)));
+    assert!(newer_copy(copy(1), None, read(1)).is_some());
+    assert_eq!(reads.get(), 2);
+    // The body's own sequence decides: a stored number above the floor over a body at it
+    // is read, and not taken.
+    assert!(newer_copy(copy(3), Some(2), read(2)).is_none());
+    // A copy that does not verify is not taken.
+    assert!(newer_copy(copy(3), Some(2), |_| None).is_none());
+}
+
+#[tokio::test]
+async fn a_source_that_does_not_answer_in_time_is_refused_for_timeout_and_the_list_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    // Connections complete in the backlog; nothing ever answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/av-tl.xml", silent.local_addr().unwrap());
+    let files = TrustFiles {
+        pem: vec![],
+        lists: vec![ListFiles {
+            list: &EU_AV_TRUSTED_LIST,
+            source: Source::parse(&url).unwrap(),
+            signer: testdata("signer-ca.pem"),
+        }],
+    };
+    let store = store(dir.path()).await;
+    store.save_trust_list(stored_a(&url, 1)).await.unwrap();
+    let fetcher = Fetcher::new(Duration::from_millis(300), crate::trustlist::MAX_LIST_BYTES);
+    let (handle, outcomes) = TrustHandle::start(files, &store, &fetcher, JUNE_2026)
+        .await
+        .expect("a URL that fails does not stop a start");
+    let named = format!(
+        "trusted list eu-av-trusted-list {url} refused (timeout): no answer within 300ms; "
+    );
+    assert_eq!(reasons(&outcomes), ["timeout"]);
+    assert_eq!(
+        outcomes[0].line,
+        format!("{named}the database's copy is in force (sequence 1, 2 anchor(s))")
+    );
+    assert_eq!(in_force(&handle), Some((1, 2)));
+    let outcomes = handle.refresh(&store, &fetcher, JUNE_2026, false).await;
+    assert_eq!(
+        outcomes[0].line,
+        format!("{named}sequence 1 stays in force")
+    );
+    assert_eq!(in_force(&handle), Some((1, 2)));
+    assert_eq!(
+        handle.failures.snapshot(),
+        vec![((url.clone(), "timeout"), 2)]
+    );
+}
