@@ -37,13 +37,18 @@ fn the_zk_policy_is_set_at_create_changed_by_update_and_shown_in_the_site_json()
     let (code, stdout, _) = run_cli(&db, &["site", "list", "--json"]);
     assert_eq!(code, 0);
     let list: Value = serde_json::from_str(&stdout).unwrap();
-    let policies: Vec<_> = list
+    // Sites made in the same second list in no fixed order: compare by id.
+    let policies: std::collections::BTreeMap<_, _> = list
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["zk"].as_str().unwrap())
+        .map(|s| (s["siteId"].as_str().unwrap(), s["zk"].as_str().unwrap()))
         .collect();
-    assert_eq!(policies, ["prefer", "require"]);
+    let expected = [
+        (plain.site_id.as_str(), "prefer"),
+        (site.site_id.as_str(), "require"),
+    ];
+    assert_eq!(policies, expected.into_iter().collect());
     let (_, text, _) = run_cli(&db, &["site", "show", &site.site_id]);
     assert!(text.contains("ZK proofs:    require"), "{text}");
 }
