@@ -53,6 +53,7 @@ mod sqlite_faults;
 mod status_cache;
 mod trust_lists;
 mod trust_refresh;
+mod trust_refusals;
 mod wallet;
 mod wallet_link;
 mod webdriver;

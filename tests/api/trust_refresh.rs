@@ -15,19 +15,19 @@ use std::time::Duration;
 
 /// What the source answers next.
 #[derive(Clone)]
-enum Reply {
+pub enum Reply {
     List(Vec<u8>),
     Status(u16),
 }
 
 /// A list source on loopback whose answer a test switches.
-struct ListSource {
-    url: String,
+pub struct ListSource {
+    pub url: String,
     reply: Arc<Mutex<Reply>>,
 }
 
 impl ListSource {
-    async fn start(first: Reply) -> Self {
+    pub async fn start(first: Reply) -> Self {
         let reply = Arc::new(Mutex::new(first));
         let shared = reply.clone();
         let app = axum::Router::new().route(
@@ -51,12 +51,12 @@ impl ListSource {
         }
     }
 
-    fn serve(&self, reply: Reply) {
+    pub fn serve(&self, reply: Reply) {
         *self.reply.lock().unwrap() = reply;
     }
 }
 
-fn list(name: &str) -> Reply {
+pub fn list(name: &str) -> Reply {
     Reply::List(std::fs::read(testdata(name)).unwrap())
 }
 
@@ -85,7 +85,7 @@ fn metric(text: &str, prefix: &str) -> Option<f64> {
 }
 
 /// A node reading the EU AV list from `source` every second, with `/metrics`.
-fn node(db: &crate::helpers::TestDb, source: &str) -> (ServerProcess, String) {
+pub fn node(db: &crate::helpers::TestDb, source: &str) -> (ServerProcess, String) {
     node_pinning(db, source, "signer-ca.pem")
 }
 
