@@ -74,23 +74,66 @@ pub async fn offer(
         }
     };
     let response_uri = presentation::response_uri(&state.gateway_url(id));
-    let uri = presentation::authorization_request_uri(
-        &state.wallet_scheme,
-        &response_uri,
-        &request,
-        kinds,
-        request.required_age(gateway.min_age),
-    );
+    let min_age = request.required_age(gateway.min_age);
+    let uri_of = |request: &PresentationRequest| {
+        presentation::authorization_request_uri(
+            &state.wallet_scheme,
+            &response_uri,
+            request,
+            kinds,
+            min_age,
+        )
+    };
+    let uri = uri_of(&request);
     Ok(Some(WalletOffer {
-        qr_svg: qr_svg(&uri),
+        qr_svg: qr_of_what_fits(&uri, &request, uri_of),
         uri,
         request,
         kinds,
     }))
 }
 
-/// An SVG QR code of `text`, without the XML prolog so it can sit inside HTML.
-fn qr_svg(text: &str) -> String {
+/// The QR code: of the link itself when it fits one (~2.9 KB); else of the same request
+/// (same state and nonce) asking less — its newest circuit only, then, unless proofs
+/// are required, no proof — so that a wallet on another device can still answer. A
+/// request offering proofs for three kinds is longer than a QR code holds
+/// (docs/wallets.md#zero-knowledge-proofs). Empty when nothing fits: the page then shows
+/// its link only.
+fn qr_of_what_fits(
+    uri: &str,
+    request: &PresentationRequest,
+    uri_of: impl Fn(&PresentationRequest) -> String,
+) -> String {
+    if let Some(svg) = qr_svg(uri) {
+        return svg;
+    }
+    let mut smaller = Vec::new();
+    if let Some(zk) = &request.zk {
+        if zk.circuits.len() > 1 {
+            let newest = presentation::ZkOffer {
+                circuits: zk.circuits[..1].to_vec(),
+                required: zk.required,
+            };
+            smaller.push(request.clone().with_zk(Some(newest)));
+        }
+        if !zk.required {
+            smaller.push(request.clone().with_zk(None));
+        }
+    }
+    let fitting = smaller.iter().find_map(|r| qr_svg(&uri_of(r)));
+    if fitting.is_none() {
+        // Every reload would say it again: at debug level (the docs say when it happens).
+        tracing::debug!(
+            bytes = uri.len(),
+            "the wallet request is too long for a QR code; the page shows its link only"
+        );
+    }
+    fitting.unwrap_or_default()
+}
+
+/// An SVG QR code of `text`, without the XML prolog so it can sit inside HTML; `None`
+/// when `text` is longer than a QR code holds.
+fn qr_svg(text: &str) -> Option<String> {
     let code = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::L)
         .or_else(|_| QrCode::new(text.as_bytes()));
     match code {
@@ -100,18 +143,13 @@ fn qr_svg(text: &str) -> String {
                 .min_dimensions(256, 256)
                 .quiet_zone(true)
                 .build();
-            match svg.find("<svg") {
+            Some(match svg.find("<svg") {
                 Some(start) => svg[start..].to_owned(),
                 None => svg,
-            }
+            })
         }
-        // Only a URI longer than a QR code holds (~2.9 KB) fails: plain requests take
-        // 0.8-2.1 KB, but one offering proofs for three kinds is longer
-        // (docs/wallets.md#zero-knowledge-proofs). The page keeps its link.
-        Err(e) => {
-            tracing::warn!(error = %e, bytes = text.len(), "the wallet request is too long for a QR code; the page shows its link only");
-            String::new()
-        }
+        // Only a text longer than a QR code holds (~2.9 KB) fails.
+        Err(_) => None,
     }
 }
 
@@ -206,10 +244,15 @@ mod tests {
 
     #[test]
     fn qr_codes_are_inline_svg_without_a_prolog() {
-        let svg = qr_svg("av://authorize?response_type=vp_token&state=abc");
+        let svg = qr_svg("av://authorize?response_type=vp_token&state=abc").unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..40]);
         assert!(!svg.contains("<?xml"));
         assert!(!svg.contains("<script"));
+        assert_eq!(
+            qr_svg(&"a".repeat(2954)),
+            None,
+            "longer than a QR code holds"
+        );
     }
 
     #[test]

@@ -43,6 +43,29 @@ pub fn qr_modules_on_page(html: &str) -> BTreeSet<(u32, u32)> {
     modules
 }
 
+/// The text of the page's QR code, read back by an independent decoder (rqrr) from the
+/// modules drawn 4 pixels each with a 4-module quiet zone.
+pub fn qr_text_on_page(html: &str) -> String {
+    let modules = qr_modules_on_page(html);
+    let side = modules.iter().map(|m| m.0.max(m.1)).max().unwrap() + 1;
+    let px = (side + 8) * 4;
+    let mut image =
+        rqrr::PreparedImage::prepare_from_greyscale(px as usize, px as usize, |x, y| {
+            let (mx, my) = (
+                (x as u32 / 4).wrapping_sub(4),
+                (y as u32 / 4).wrapping_sub(4),
+            );
+            if modules.contains(&(mx, my)) {
+                0
+            } else {
+                255
+            }
+        });
+    let grids = image.detect_grids();
+    assert_eq!(grids.len(), 1, "one QR code");
+    grids[0].decode().expect("a readable QR code").1
+}
+
 /// The dark modules of `text`'s QR code, relative to its top-left dark module.
 pub fn qr_modules_of(text: &str) -> BTreeSet<(u32, u32)> {
     let code = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::L).unwrap();
