@@ -1,6 +1,11 @@
 //! A bounded pool of threads for proof checks: a check takes a core for a third of a
 //! second, so they run off the async runtime, at most `workers` at once with as many
 //! waiting; beyond that the caller is told the pool is full (503 with Retry-After).
+//!
+//! On Linux the workers run under `SCHED_IDLE` (sched(7)): only on CPU time that no other
+//! thread wants, so a busy pool leaves the routes that answer people their latency
+//! (BENCHMARKS.md#measured-design-choices, `bench/zk.sh`: with the pool full on one core
+//! the gateway page's p99 was 2.09× idle under the default policy, 1.06× under this one).
 
 use crossbeam_channel::{Sender, TrySendError};
 
@@ -26,6 +31,7 @@ impl ZkPool {
             std::thread::Builder::new()
                 .name(format!("zk-{i}"))
                 .spawn(move || {
+                    run_when_idle();
                     while let Ok(job) = rx.recv() {
                         job();
                     }
@@ -66,9 +72,52 @@ impl ZkPool {
     }
 }
 
+/// Puts the calling thread under `SCHED_IDLE`; elsewhere, or where the call is refused,
+/// it keeps the default policy.
+fn run_when_idle() {
+    if let Err(e) = idle_policy() {
+        tracing::debug!(error = %e, "the ZK worker keeps the default scheduling policy");
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn idle_policy() -> Result<(), String> {
+    use thread_priority::unix::{
+        set_thread_priority_and_policy, thread_native_id, NormalThreadSchedulePolicy,
+        ThreadSchedulePolicy,
+    };
+    let idle = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle);
+    set_thread_priority_and_policy(
+        thread_native_id(),
+        thread_priority::ThreadPriority::Min,
+        idle,
+    )
+    .map_err(|e| e.to_string())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn idle_policy() -> Result<(), String> {
+    Err("SCHED_IDLE is Linux's".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn workers_run_under_sched_idle() {
+        use thread_priority::unix::{
+            thread_schedule_policy, NormalThreadSchedulePolicy, ThreadSchedulePolicy,
+        };
+        let pool = ZkPool::new(1);
+        let policy = pool.submit(thread_schedule_policy).unwrap();
+        let policy = policy.blocking_recv().unwrap().unwrap();
+        assert_eq!(
+            policy,
+            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle)
+        );
+    }
 
     #[tokio::test]
     async fn a_full_pool_refuses_at_once_and_a_free_one_runs() {
