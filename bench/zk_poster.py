@@ -1,0 +1,95 @@
+"""Keeps a server's proof pool saturated, for bench/zk.sh (run in the ZK venv).
+
+Usage: zk_poster.py GATEWAY_URL VECTORS_DIR GO_FILE STOP_FILE CONCURRENCY
+Reads the invite's link request off its gateway page, mints with tests/api/zk/mint_answer.py
+a proof for that request's SessionTranscript (mDL, the claim asked for, now), flips one bit
+of it (so it passes every cheap check and costs a check on the pool, yet never uses the
+request up) and prints `ready`; then, while GO_FILE exists, keeps CONCURRENCY answers in
+flight, until STOP_FILE exists. Prints one JSON line: the answers by status.
+"""
+
+import hashlib
+import html
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from base64 import urlsafe_b64encode
+from datetime import UTC, datetime
+
+import cbor2
+
+MDL, MDL_NS = "org.iso.18013.5.1.mDL", "org.iso.18013.5.1"
+
+
+def link_request(gateway_url):
+    page = urllib.request.urlopen(gateway_url).read().decode()
+    start = page.index('id="eu-av-link" href="') + len('id="eu-av-link" href="')
+    href = html.unescape(page[start:page.index('"', start)])
+    return dict(urllib.parse.parse_qsl(href.split("?", 1)[1]))
+
+
+def mint(params, vectors):
+    info = [params["client_id"], params["nonce"], None, params["response_uri"]]
+    handover = ["OpenID4VPHandover", hashlib.sha256(cbor2.dumps(info)).digest()]
+    transcript = cbor2.dumps([None, None, handover])
+    dcql = json.loads(params["dcql_query"])
+    zk = next(c for c in dcql["credentials"]
+              if c["format"] == "mso_mdoc_zk" and c["meta"]["doctype_value"] == MDL)
+    claim = zk["claims"][0]["path"][1]
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    jobs = [
+        {"id": "valid", "transcript": transcript.hex(), "docType": MDL, "namespace": MDL_NS,
+         "claim": claim, "value": True, "timestamp": now, "circuit": "google-v7-1attr",
+         "backend": "google-cpp"},
+        {"id": "flipped", "reuse": "valid", "proof": "bit-flipped"},
+    ]
+    tool = os.path.join(os.path.dirname(__file__), "../tests/api/zk/mint_answer.py")
+    out = subprocess.run([sys.executable, tool, vectors], check=True, capture_output=True,
+                         input="".join(json.dumps(j) + "\n" for j in jobs), text=True).stdout
+    answers = [json.loads(line) for line in out.splitlines()][1:]
+    response = bytes.fromhex(answers[1]["deviceResponse"])
+    token = json.dumps({zk["id"]: [urlsafe_b64encode(response).rstrip(b"=").decode()]})
+    return urllib.parse.urlencode({"state": params["state"], "vp_token": token}).encode()
+
+
+def main():
+    gateway_url, vectors, go_file, stop_file, concurrency = sys.argv[1:6]
+    params = link_request(gateway_url)
+    body = mint(params, vectors)
+    counts, lock = {}, threading.Lock()
+
+    def post():
+        while not os.path.exists(stop_file):
+            if not os.path.exists(go_file):
+                time.sleep(0.05)
+                continue
+            request = urllib.request.Request(params["response_uri"], data=body, headers={
+                "content-type": "application/x-www-form-urlencoded"})
+            try:
+                status = urllib.request.urlopen(request).status
+            except urllib.error.HTTPError as e:
+                status = e.code
+                e.read()
+            with lock:
+                counts[status] = counts.get(status, 0) + 1
+            if status == 503:
+                # Full: wait, so that the posts themselves (500 KB bodies, read and
+                # parsed before the pool is asked) are not what loads the server.
+                time.sleep(0.25)
+
+    print("ready", flush=True)
+    threads = [threading.Thread(target=post) for _ in range(int(concurrency))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(json.dumps({"answers by status": counts}))
+
+
+main()
