@@ -5,17 +5,18 @@
 #     their circuit loaded (CPU seconds per proof; verifications per second = 1 / p50).
 #  2. The release server on core 0 with --zk-workers 1 (that core's pool), the load on
 #     core 1: GET p99 of the status API and of the gateway page (wrk, as bench/run.sh),
-#     idle and while bench/zk_poster.py keeps the pool and its queue full of ZK answers
+#     idle and while bench/zk_poster.py keeps the pool and its queue full (POSTERS answers
+#     in flight, 2: one checked, one waiting; more also floods it with 503s) of ZK answers
 #     that pass every cheap check and cost a check (a pylongfellow proof for the invite's
 #     own request with one bit flipped), alternating ROUNDS times.
 # Bounded: DURATION seconds per wrk run; loopback only; the work directory is removed.
 #
-#   bash bench/zk.sh                      # ROUNDS=3 DURATION=10 RUNS=9 CONNECTIONS=16
+#   bash bench/zk.sh                      # ROUNDS=3 DURATION=10 RUNS=9 CONNECTIONS=16 POSTERS=2
 #   SKIP_CRATE=1 bash bench/zk.sh         # part 2 only; BIN=/path/to/agegate: another build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} RUNS=${RUNS:-9} CONNECTIONS=${CONNECTIONS:-16}
-POSTERS=${POSTERS:-4}
+POSTERS=${POSTERS:-2}
 command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
   || { echo "zk: wrk is missing (apt-get install wrk)" >&2; exit 1; }
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-zk-$(sha256sum scripts/zk-requirements.txt | cut -c1-16)"
