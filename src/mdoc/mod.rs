@@ -120,6 +120,27 @@ pub fn verify_vp_token(
     verify_device_response(&bytes, expected, &anchors.only(kind))
 }
 
+/// A DeviceResponse's envelope, as plain and zero-knowledge answers both begin: at most
+/// `max` bytes, one CBOR map, `status` 0. Its entries, for the caller to read its documents.
+pub(crate) fn device_response_entries(bytes: &[u8], max: usize) -> Result<Vec<(Value, Value)>, E> {
+    if bytes.len() > max {
+        return Err(E::TooLarge);
+    }
+    let response =
+        cbor::decode(bytes).ok_or(E::MalformedDeviceResponse("not a single cbor data item"))?;
+    let Value::Map(entries) = response else {
+        return Err(E::MalformedDeviceResponse("DeviceResponse"));
+    };
+    let status = cbor::get(&entries, "status")
+        .ok()
+        .and_then(cbor::uint)
+        .ok_or(E::MalformedDeviceResponse("status"))?;
+    if status != 0 {
+        return Err(E::StatusNotZero(status));
+    }
+    Ok(entries)
+}
+
 /// Verifies a DeviceResponse (CBOR, as the wallet sent it) against the request it
 /// answers: every check of docs/wallets.md#what-is-checked, the device signature over
 /// `expected.session_transcript`. The first document of a kind `anchors` has anchors for
@@ -129,20 +150,8 @@ pub fn verify_device_response(
     expected: &Expected<'_>,
     anchors: &KindAnchors,
 ) -> Result<AgeProof, PresentationError> {
-    if bytes.len() > MAX_DEVICE_RESPONSE {
-        return Err(E::TooLarge);
-    }
-    let response =
-        cbor::decode(bytes).ok_or(E::MalformedDeviceResponse("not a single cbor data item"))?;
-    let response = cbor::as_map(&response).ok_or(E::MalformedDeviceResponse("DeviceResponse"))?;
-
-    let status = cbor::get(response, "status")
-        .ok()
-        .and_then(cbor::uint)
-        .ok_or(E::MalformedDeviceResponse("status"))?;
-    if status != 0 {
-        return Err(E::StatusNotZero(status));
-    }
+    let response = device_response_entries(bytes, MAX_DEVICE_RESPONSE)?;
+    let response = response.as_slice();
     let documents = match cbor::get(response, "documents") {
         Ok(Value::Array(docs)) => docs.as_slice(),
         Err(Lookup::Absent) => &[],

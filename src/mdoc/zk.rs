@@ -122,19 +122,8 @@ pub fn check_zk_response(
     expected: &ZkExpected<'_>,
     anchors: &KindAnchors,
 ) -> Result<ZkChecked, E> {
-    if bytes.len() > MAX_ZK_DEVICE_RESPONSE {
-        return Err(E::TooLarge);
-    }
-    let response =
-        cbor::decode(bytes).ok_or(E::MalformedDeviceResponse("not a single cbor data item"))?;
-    let response = cbor::as_map(&response).ok_or(E::MalformedDeviceResponse("DeviceResponse"))?;
-    let status = cbor::get(response, "status")
-        .ok()
-        .and_then(cbor::uint)
-        .ok_or(E::MalformedDeviceResponse("status"))?;
-    if status != 0 {
-        return Err(E::StatusNotZero(status));
-    }
+    let response = super::device_response_entries(bytes, MAX_ZK_DEVICE_RESPONSE)?;
+    let response = response.as_slice();
     let mut documents = match cbor::get(response, "zkDocuments") {
         Ok(Value::Array(docs)) => docs
             .iter()
