@@ -5,12 +5,11 @@
 //! list but never an older one. The lists are signed by xmlsec1 (src/trustlist/testdata,
 //! made by scripts/trustlist-fixtures.py). Lists from URLs: tests/api/trust_refresh.rs.
 
-use crate::helpers::{agegate, client, eventually, temp_db, ServerProcess, TestDb};
+use crate::helpers::{agegate, client, eventually, serve_outcome, temp_db, ServerProcess, TestDb};
 use crate::wallet::sha256;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -129,19 +128,8 @@ fn serve_refuses_a_list_file_that_does_not_verify_with_one_line_naming_the_list_
             "refused (unreachable): cannot read:",
         ),
     ] {
-        let (_db_dir, db) = temp_db();
-        let child = agegate()
-            .arg("--database-url")
-            .arg(&db.url)
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(list_args(list.display(), signer))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let out = wait_for_exit(child);
-        assert!(!out.status.success(), "serve must not start");
-        let stderr = String::from_utf8(out.stderr).unwrap();
+        let (started, stderr) = serve_outcome(&os_args(list_args(list.display(), signer)), &[]);
+        assert!(!started, "serve must not start");
         let lines: Vec<&str> = stderr.lines().collect();
         assert_eq!(lines.len(), 1, "{stderr}");
         let named = format!("trusted list eu-av-trusted-list {}", list.display());
@@ -162,32 +150,16 @@ fn plain_http_off_loopback_and_an_unreadable_signer_stop_the_start_in_one_line()
             "cannot read eu-av-trusted-list signer",
         ),
     ] {
-        let (_db_dir, db) = temp_db();
-        let out = agegate()
-            .arg("--database-url")
-            .arg(&db.url)
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let out = wait_for_exit(out);
-        assert!(!out.status.success(), "serve must not start");
-        let stderr = String::from_utf8(out.stderr).unwrap();
+        let (started, stderr) = serve_outcome(&os_args(args), &[]);
+        assert!(!started, "serve must not start");
         let lines: Vec<&str> = stderr.lines().collect();
         assert_eq!(lines.len(), 1, "{stderr}");
         assert!(lines[0].contains(why), "{stderr}");
     }
 }
 
-fn wait_for_exit(mut child: std::process::Child) -> std::process::Output {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    child.wait_with_output().unwrap()
+fn os_args(args: Vec<String>) -> Vec<std::ffi::OsString> {
+    args.into_iter().map(Into::into).collect()
 }
 
 /// The eu-av anchors `/metrics`' expiry gauge shows, by fingerprint.
