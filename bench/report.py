@@ -17,7 +17,7 @@ import sys
 out, connections = pathlib.Path(sys.argv[1]), sys.argv[2]
 UNIT_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
-# Targets (issue 28): the least ratio of agegate's req/s to the ceiling's, per backend and
+# Targets: the least ratio of agegate's req/s to the ceiling's, per backend and
 # workload.
 RATIO = {"sqlite": {"get": 0.85, "create": 0.35, "mixed": 0.55}, "postgres": {"get": 0.6, "create": 0.35}}
 VARIANTS = ("create-no-id", "create-same-id")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whether reloading a large trusted list disturbs request latency (issue 47). One release
+# Whether reloading a large trusted list disturbs request latency. One release
 # server with a 500-provider EU AV trusted list (signed by xmlsec1 as the EU signs, made by
 # scripts/trustlist-fixtures.py --bench) answers wrk on two ordinary routes, the status
 # GET and the gateway page GET, in rounds alternating "idle" and "reloading": SIGHUP in a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Zero-knowledge proofs (docs/wallets.md#zero-knowledge-proofs): what a check costs, and
+# Zero-knowledge proofs (docs/zk.md#zero-knowledge-proofs): what a check costs, and
 # whether the gateway's ordinary routes keep their latency while the proof pool is full.
 #  1. The crate's bench: the published v7 and v6 proofs verified RUNS times on one core with
 #     their circuit loaded (CPU seconds per proof; verifications per second = 1 / p50).

@@ -34,7 +34,7 @@ pub struct Settings {
     /// How long a worker's claim on an event lasts (a dead node's events are taken over
     /// after it).
     pub webhook_lease: Duration,
-    /// The trust anchors per credential kind (docs/wallets.md#credential-kinds): a kind with anchors is
+    /// The trust anchors per credential kind (docs/kinds.md#credential-kinds): a kind with anchors is
     /// on. Reloaded from its files on SIGHUP.
     pub trust: std::sync::Arc<crate::trust::TrustHandle>,
     /// `--trust-refresh`: how often the signed lists are fetched again, at most.
@@ -48,7 +48,7 @@ pub struct Settings {
     /// `--admin-listen`: where the operator console is served; `None` is off.
     pub admin_listen: Option<String>,
     /// `--zk-circuits` and `--zk-workers`: the loaded circuits and their pool; `None` is
-    /// off (docs/wallets.md#zero-knowledge-proofs).
+    /// off (docs/zk.md#zero-knowledge-proofs).
     pub zk: Option<std::sync::Arc<crate::zk::Zk>>,
 }
 

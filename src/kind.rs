@@ -1,4 +1,4 @@
-//! The kinds of credential the gateway accepts (docs/wallets.md#credential-kinds): one table that the
+//! The kinds of credential the gateway accepts (docs/kinds.md#credential-kinds): one table that the
 //! request builders (link, QR code, the Digital Credentials API's R1 and R2), the
 //! verifier, the webhooks' `data.method`, receipts and metrics all read. Adding a kind
 //! is one entry in [`KINDS`]; nothing else branches on a kind.
@@ -11,7 +11,7 @@ pub struct KindInfo {
     /// Its name in flags, the site JSON, metrics and `data.method`.
     pub name: &'static str,
     /// The docTypes it is issued under, each with its DCQL credential id; a request asks
-    /// for every one and an answer may be any one (docs/wallets.md#credential-kinds).
+    /// for every one and an answer may be any one (docs/kinds.md#credential-kinds).
     pub doc_types: &'static [DocType],
     /// The namespace its `age_over_NN` elements are in.
     pub namespace: &'static str,
@@ -21,7 +21,7 @@ pub struct KindInfo {
 
 /// One docType of a kind and the ids of its DCQL credential queries (the key of the
 /// answer's `vp_token`): the plain `mso_mdoc` one and the zero-knowledge `mso_mdoc_zk`
-/// one (docs/wallets.md#zero-knowledge-proofs); ids are unique across the table.
+/// one (docs/zk.md#zero-knowledge-proofs); ids are unique across the table.
 #[derive(Debug, PartialEq, Eq)]
 pub struct DocType {
     pub doc_type: &'static str,
@@ -29,7 +29,7 @@ pub struct DocType {
     pub zk_dcql_id: &'static str,
 }
 
-/// The kinds table (docs/wallets.md#credential-kinds), in its order (the order requests
+/// The kinds table (docs/kinds.md#credential-kinds), in its order (the order requests
 /// list the kinds in).
 pub const KINDS: [KindInfo; 5] = [
     KindInfo {

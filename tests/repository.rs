@@ -243,3 +243,67 @@ fn the_architecture_page_is_a_map_of_at_most_120_lines() {
          docs/invariants.md"
     );
 }
+
+/// Whether `text` names a tracker issue: the word (any case, or its plural), then spaces,
+/// hyphens or hash signs, then a number; the forms are in the test below.
+fn names_an_issue(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.match_indices("issue").any(|(at, word)| {
+        let before = lower[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric()) {
+            return false;
+        }
+        let rest = &lower[at + word.len()..];
+        let rest = rest.strip_prefix('s').unwrap_or(rest);
+        let rest = rest.trim_start_matches([' ', '-', '#']);
+        rest.len() < lower[at + word.len()..].len()
+            && rest.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+#[test]
+fn no_file_names_a_tracker_issue() {
+    // The tracker is not part of the repository: say what is meant instead.
+    let mut found = Vec::new();
+    for path in cited_files() {
+        let name = relative(&path);
+        if names_an_issue(&name) {
+            found.push(format!("{name}: the file's name"));
+        }
+        for (n, line) in read(&path).lines().enumerate() {
+            if names_an_issue(line) {
+                found.push(format!("{name}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the issue tracker is not part of the repository: say what is meant instead of its \
+         numbers:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn a_tracker_issue_is_recognised_in_its_forms() {
+    let (issue, upper) = ("issue", "Issue");
+    for named in [
+        format!("({upper} 47)"),
+        format!("{issue} 28"),
+        format!("{issue}-28-distinct.md"),
+        format!("({issue} #53)"),
+        format!("{issue}s 45 and 47"),
+    ] {
+        assert!(names_an_issue(&named), "{named}");
+    }
+    for plain in [
+        "issued 2026",
+        "an issuer 4",
+        "issue a key",
+        "reissue 3",
+        "vicalIssueID 42",
+        "issue_id: 42",
+    ] {
+        assert!(!names_an_issue(plain), "{plain}");
+    }
+}

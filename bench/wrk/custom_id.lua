@@ -6,7 +6,7 @@
 -- Mersenne prime P, computed exactly in LuaJIT's doubles by splitting A in 16-bit
 -- halves). Each wrk run gets a BLOCK of its own from the caller (2^24 counters) and each
 -- thread half of it, so no two creates of a benchmark send the same id. "none" sends
--- `{}` and "same" one customId for every create: the variants before issue 28.
+-- `{}` and "same" one customId for every create: the variants from before the benchmark sent distinct customIds.
 local P, A_HI, A_LO = 2147483647, 11336, 22189 -- A = 742938285 = 11336 · 2^16 + 22189
 local BLOCK, THREAD = 16777216, 8388608
 

@@ -165,7 +165,7 @@ pub struct Args {
 
     /// Directory of Longfellow circuit files (versions 6 and 7, recognised by their SHA-256):
     /// with it, wallets may answer with a zero-knowledge proof of age
-    /// (docs/wallets.md#zero-knowledge-proofs). Unknown files are ignored.
+    /// (docs/zk.md#zero-knowledge-proofs). Unknown files are ignored.
     #[arg(long, env = "AGEGATE_ZK_CIRCUITS", value_name = "DIR", help_heading = WALLETS)]
     zk_circuits: Option<PathBuf>,
 
@@ -333,7 +333,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Loads `--zk-circuits` once (docs/wallets.md#zero-knowledge-proofs); a known file that
+/// Loads `--zk-circuits` once (docs/zk.md#zero-knowledge-proofs); a known file that
 /// fails stops the server with one line naming it. Returns the log lines to print.
 fn load_zk(
     dir: Option<&std::path::Path>,

@@ -227,7 +227,7 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The checks of docs/wallets.md#what-is-checked, as an auditor reads them.
+/// The checks of docs/presentations.md#what-is-checked, as an auditor reads them.
 const CHECKS: &[&str] = &[
     "the answer names a live request of this invite (10 minutes, single use);",
     "the issuer's signature (ES256 COSE_Sign1) over the mobile security object, by a certificate that is a trust anchor above or is signed by one, both valid now;",
@@ -237,7 +237,7 @@ const CHECKS: &[&str] = &[
     "a disclosed `age_over_NN` with NN at least the site's minimum age is `true`.",
 ];
 
-/// The signed lists in force (docs/wallets.md#where-trust-anchors-come-from), if any.
+/// The signed lists in force (docs/trust.md#where-trust-anchors-come-from), if any.
 fn write_lists(w: &mut String, lists: &[crate::trust::ListStatus]) {
     if lists.is_empty() {
         return;

@@ -1,4 +1,4 @@
-//! The trust flags `serve` takes (docs/wallets.md#credential-kinds), shared with `trust show` and
+//! The trust flags `serve` takes (docs/kinds.md#credential-kinds), shared with `trust show` and
 //! `statement` so that each reads the same files from the same flags and environment. The
 //! flags are rows of two tables — a PEM file of anchors per kind, a signed list and its
 //! pinned signer — so a kind or a list is added by a row, not by another copy of a field.

@@ -1,6 +1,6 @@
 //! `agegate trust show [--json]`: every trust anchor `serve` would load with the same
 //! flags and environment, by kind — subject, notAfter, SHA-256 fingerprint, where it came
-//! from — with the ones expiring within 30 days flagged (docs/wallets.md#trust-show-reloading-and-expiry).
+//! from — with the ones expiring within 30 days flagged (docs/trust.md#trust-show-reloading-and-expiry).
 
 use serde::Serialize;
 

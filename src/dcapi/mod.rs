@@ -54,7 +54,7 @@ pub(crate) use crate::jose::b64url;
 
 /// Largest wallet answer processed (the `response` text, and any ciphertext), checked
 /// before decoding: as much as the DC API answer route's body may hold, since a zero-knowledge
-/// DeviceResponse (docs/wallets.md#zero-knowledge-proofs) is 320 KB to about 1 MB; a
+/// DeviceResponse (docs/zk.md#zero-knowledge-proofs) is 320 KB to about 1 MB; a
 /// plain one is a few KiB and held to its own limit once opened.
 pub const MAX_RESPONSE_LEN: usize = 2 * 1024 * 1024;
 

@@ -12,7 +12,7 @@ use crate::mdoc::cbor::{tag24_encoded, Enc};
 pub const PROTOCOL_OPENID4VP_UNSIGNED: &str = "openid4vp-v1-unsigned";
 pub const PROTOCOL_OPENID4VP_SIGNED: &str = "openid4vp-v1-signed";
 pub const PROTOCOL_ANNEX_C: &str = "org-iso-mdoc";
-/// The name of the Longfellow proof system in requests (docs/wallets.md#zero-knowledge-proofs).
+/// The name of the Longfellow proof system in requests (docs/zk.md#zero-knowledge-proofs).
 pub const ZK_SYSTEM: &str = "longfellow-libzk-v1";
 /// The JWS `typ` of a request object (RFC 9101; OpenID4VP 1.0 section 5).
 const REQUEST_OBJECT_TYP: &str = "oauth-authz-req+jwt";
@@ -26,7 +26,7 @@ pub struct ItemRequest<'a> {
 }
 
 /// The zero-knowledge proofs R2 offers in each docRequest
-/// (docs/wallets.md#zero-knowledge-proofs): the circuits, newest first, and whether only a
+/// (docs/zk.md#zero-knowledge-proofs): the circuits, newest first, and whether only a
 /// proof answers.
 #[derive(Debug, Clone, Copy)]
 pub struct ZkAsk<'a> {

@@ -291,7 +291,7 @@ fn non_object_client_metadata_still_gets_the_key() {
     );
 }
 
-/// docs/wallets.md#zero-knowledge-proofs: with proofs offered, each itemsRequest (inside
+/// docs/zk.md#zero-knowledge-proofs: with proofs offered, each itemsRequest (inside
 /// its tag 24) carries `requestInfo.zkRequest`, newest circuit first, the numbers as
 /// unsigned integers; `zkRequired` says whether only a proof answers.
 #[test]

@@ -1,8 +1,8 @@
 //! The DCQL query of a presentation request (OpenID4VP 1.0 section 6), for the link, the
 //! QR code and the Digital Credentials API's R1: one `mso_mdoc` credential query per
-//! docType of each requested kind (docs/wallets.md#credential-kinds) and, when the request
+//! docType of each requested kind (docs/kinds.md#credential-kinds) and, when the request
 //! offers zero-knowledge proofs, one `mso_mdoc_zk` query per docType as well
-//! (docs/wallets.md#zero-knowledge-proofs). Typed structs, so the key order is the
+//! (docs/zk.md#zero-knowledge-proofs). Typed structs, so the key order is the
 //! declared one, the one the docs show.
 
 use serde::Serialize;

@@ -1,5 +1,5 @@
 //! The DCQL query with and without zero-knowledge proofs
-//! (docs/wallets.md#zero-knowledge-proofs), exact texts.
+//! (docs/zk.md#zero-knowledge-proofs), exact texts.
 
 use super::*;
 use crate::domain::{Kind, ZkPolicy};

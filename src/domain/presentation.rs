@@ -23,7 +23,7 @@ pub const DEFAULT_WALLET_SCHEME: &str = "av";
 /// How an invite came to be verified; sent as `data.method` in `invite.verified`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum VerifyMethod {
-    /// A credential of this kind presented at the gateway (docs/wallets.md#credential-kinds): its name.
+    /// A credential of this kind presented at the gateway (docs/kinds.md#credential-kinds): its name.
     Wallet(Kind),
     /// The sandbox page's control.
     Sandbox,
@@ -112,7 +112,7 @@ pub struct PresentationRequest {
     /// What the DC API channel needs; `None` for a request an older release made (it is
     /// given secrets when next shown) and once the request has been answered.
     pub dc_api: Option<DcApiSecrets>,
-    /// The zero-knowledge proofs it offered (docs/wallets.md#zero-knowledge-proofs), fixed
+    /// The zero-knowledge proofs it offered (docs/zk.md#zero-knowledge-proofs), fixed
     /// when it was made; `None`: a plain presentation only.
     pub zk: Option<ZkOffer>,
 }
@@ -148,7 +148,7 @@ impl PresentationRequest {
     }
 }
 
-/// What a request offers of zero-knowledge proofs (docs/wallets.md#zero-knowledge-proofs):
+/// What a request offers of zero-knowledge proofs (docs/zk.md#zero-knowledge-proofs):
 /// the circuits a proof may be made with, and whether only a proof answers. Stored with
 /// the request, so any node checks an answer against what this request offered.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! The request side of docs/wallets.md#the-wallet-link and docs/wallets.md#credential-kinds: ages, lifetimes, the link and the DCQL query.
+//! The request side of docs/wallets.md#the-wallet-link and docs/kinds.md#credential-kinds: ages, lifetimes, the link and the DCQL query.
 
 use super::*;
 

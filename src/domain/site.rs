@@ -103,7 +103,7 @@ impl SiteUrl {
 }
 
 /// Whether a site's wallet requests ask for a zero-knowledge proof of age
-/// (docs/wallets.md#zero-knowledge-proofs); it matters only on a server with circuits.
+/// (docs/zk.md#zero-knowledge-proofs); it matters only on a server with circuits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ZkPolicy {
     /// Ask for a plain presentation only, as without circuits.

@@ -13,7 +13,7 @@ use super::error::{ApiError, ErrorCode};
 pub const BODY_LIMIT: usize = 64 * 1024;
 /// Largest body of the two wallet answer routes (the link's `direct_post` and the DC
 /// API's): a zero-knowledge proof of age is 320 KB to about 1 MB
-/// (docs/wallets.md#zero-knowledge-proofs).
+/// (docs/zk.md#zero-knowledge-proofs).
 pub const WALLET_BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// Time a client has to send a request's body once it has sent the headers.
 pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);

@@ -94,7 +94,7 @@ catalogue! {
     RateLimited = 42901, TOO_MANY_REQUESTS, "too many requests for this site; retry after the time in Retry-After";
     Internal = 50001, INTERNAL_SERVER_ERROR, "internal server error";
     Unavailable = 50301, SERVICE_UNAVAILABLE, "the service is temporarily unavailable";
-    /// A zero-knowledge answer (docs/wallets.md#zero-knowledge-proofs) while every proof checker and its queue are busy; the invite and its request are unchanged.
+    /// A zero-knowledge answer (docs/zk.md#zero-knowledge-proofs) while every proof checker and its queue are busy; the invite and its request are unchanged.
     ZkBusy = 50302, SERVICE_UNAVAILABLE, "every zero-knowledge proof check is busy; send the answer again after the time in Retry-After";
 }
 
@@ -106,7 +106,7 @@ pub enum ApiError {
     Internal(Box<dyn std::error::Error + Send + Sync>),
     /// A dependency (the database) does not answer.
     Unavailable(StoreError),
-    /// A wallet's presentation failed a rule of docs/wallets.md#what-is-checked; the message names which.
+    /// A wallet's presentation failed a rule of docs/presentations.md#what-is-checked; the message names which.
     Refused(crate::mdoc::PresentationError),
     /// A Digital Credentials API answer could not be taken apart (docs/dc-api.md#the-answers); the
     /// message names why.

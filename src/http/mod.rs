@@ -41,13 +41,13 @@ pub struct App {
     pub credentials: auth::CredentialCache,
     /// Wakes the webhook worker when a request wrote an event.
     pub deliveries: Arc<Notify>,
-    /// The trust anchors per kind: a kind with anchors is on (docs/wallets.md#credential-kinds).
+    /// The trust anchors per kind: a kind with anchors is on (docs/kinds.md#credential-kinds).
     pub trust: Arc<crate::trust::TrustHandle>,
     /// The scheme of the same-device link (`--eu-av-wallet-scheme`).
     pub wallet_scheme: String,
     /// The Digital Credentials API channel, on whenever a wallet method is.
     pub dc_api: gateway::dc_api::DcApi,
-    /// The loaded ZK circuits and their pool (docs/wallets.md#zero-knowledge-proofs);
+    /// The loaded ZK circuits and their pool (docs/zk.md#zero-knowledge-proofs);
     /// `None` without `--zk-circuits`.
     pub zk: Option<Arc<crate::zk::Zk>>,
     pub metrics: Arc<crate::metrics::Metrics>,

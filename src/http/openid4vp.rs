@@ -1,4 +1,4 @@
-//! Verification at the gateway with a wallet (docs/wallets.md#verifying-with-a-wallet, for every kind of docs/wallets.md#credential-kinds): the
+//! Verification at the gateway with a wallet (docs/wallets.md#verifying-with-a-wallet, for every kind of docs/kinds.md#credential-kinds): the
 //! offer on the pending page (a same-device link and a QR code of one authorization
 //! request URI asking for every kind the site accepts and the server has on) and the
 //! response endpoint the wallet posts to. The answer goes through the transport-neutral
@@ -97,7 +97,7 @@ pub async fn offer(
 /// (same state and nonce) asking less — its newest circuit only, then, unless proofs
 /// are required, no proof — so that a wallet on another device can still answer. A
 /// request offering proofs for three kinds is longer than a QR code holds
-/// (docs/wallets.md#zero-knowledge-proofs). Empty when nothing fits: the page then shows
+/// (docs/zk.md#zero-knowledge-proofs). Empty when nothing fits: the page then shows
 /// its link only.
 fn qr_of_what_fits(
     uri: &str,
@@ -176,8 +176,8 @@ pub struct AnswerAccepted {
 ///
 /// The `response_uri` of the invite's presentation requests. An accepted presentation
 /// verifies the invite (method: the credential's kind's name, e.g. `eu-av` or `photo-id`); a
-/// refused one leaves it, and the request, as they were. Every rule is in docs/wallets.md#what-is-checked
-/// and docs/wallets.md#credential-kinds.
+/// refused one leaves it, and the request, as they were. Every rule is in docs/presentations.md#what-is-checked
+/// and docs/kinds.md#credential-kinds.
 #[utoipa::path(
     post,
     path = "/gateway/{inviteId}/openid4vp",

@@ -1,4 +1,4 @@
-//! Trust anchors per credential kind (docs/wallets.md#credential-kinds): an attestation is accepted only
+//! Trust anchors per credential kind (docs/kinds.md#credential-kinds): an attestation is accepted only
 //! under the anchors of its own kind, so a driving licence signed under a PID anchor is
 //! refused even though both are mdocs with `age_over_NN`.
 

@@ -96,7 +96,7 @@ pub enum PresentationError {
     AgeClaimMissing(u8),
     #[error("the disclosed age_over claim is not true")]
     AgeClaimFalse,
-    /// A zero-knowledge answer (docs/wallets.md#zero-knowledge-proofs): names the field of
+    /// A zero-knowledge answer (docs/zk.md#zero-knowledge-proofs): names the field of
     /// `ZkDocument` or `ZkDocumentData` that is missing or ill-formed.
     #[error("malformed zero-knowledge document: {0}")]
     MalformedZkDocument(&'static str),

@@ -1,4 +1,4 @@
-//! docs/wallets.md#credential-kinds: each kind under its own anchors. A credential is chosen by its docType
+//! docs/kinds.md#credential-kinds: each kind under its own anchors. A credential is chosen by its docType
 //! among the kinds asked for, checked against that kind's docType, namespace and
 //! anchors only, and the proof names its kind.
 

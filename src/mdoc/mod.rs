@@ -1,5 +1,5 @@
 //! Verification of a presentation of an ISO/IEC 18013-5 mdoc with `age_over_NN` — any
-//! kind of the kinds table (docs/wallets.md#credential-kinds: the EU's Proof of Age, an EUDI PID, a mobile driving
+//! kind of the kinds table (docs/kinds.md#credential-kinds: the EU's Proof of Age, an EUDI PID, a mobile driving
 //! licence), each under its own trust anchors ([`KindAnchors`]) — delivered over
 //! OpenID4VP 1.0 with `direct_post` (docs/wallets.md#the-wallet-link, [`verify_vp_token`]) or through the
 //! Digital Credentials API (docs/dc-api.md#the-answers: the transport opens its envelope, then
@@ -142,7 +142,7 @@ pub(crate) fn device_response_entries(bytes: &[u8], max: usize) -> Result<Vec<(V
 }
 
 /// Verifies a DeviceResponse (CBOR, as the wallet sent it) against the request it
-/// answers: every check of docs/wallets.md#what-is-checked, the device signature over
+/// answers: every check of docs/presentations.md#what-is-checked, the device signature over
 /// `expected.session_transcript`. The first document of a kind `anchors` has anchors for
 /// is checked, under that kind's anchors only.
 pub fn verify_device_response(

@@ -1,4 +1,4 @@
-//! End-to-end rules of docs/wallets.md#what-is-checked on presentations minted by `testkit`, one test per
+//! End-to-end rules of docs/presentations.md#what-is-checked on presentations minted by `testkit`, one test per
 //! rule.
 
 use std::sync::OnceLock;

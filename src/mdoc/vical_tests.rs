@@ -1,4 +1,4 @@
-//! VICAL rules (docs/wallets.md#where-trust-anchors-come-from): what a signed list admits, and every way it is refused.
+//! VICAL rules (docs/trust.md#where-trust-anchors-come-from): what a signed list admits, and every way it is refused.
 
 use std::sync::OnceLock;
 

@@ -1,4 +1,4 @@
-//! Zero-knowledge answers (docs/wallets.md#zero-knowledge-proofs): a DeviceResponse whose
+//! Zero-knowledge answers (docs/zk.md#zero-knowledge-proofs): a DeviceResponse whose
 //! `zkDocuments` carry a Longfellow proof in place of the issuer's signature and the
 //! disclosed items. Pure: no I/O, no clock, no panics on any input.
 //!

@@ -83,7 +83,7 @@ pub struct Evidence {
 impl Evidence {
     /// The method a wallet answer with this evidence verifies by: its credential's kind.
     /// (Evidence without a presentation is never an answer's; it reads as `eu-av`, the
-    /// one kind releases before more kinds (docs/wallets.md#credential-kinds) were known.)
+    /// one kind releases before more kinds (docs/kinds.md#credential-kinds) were known.)
     pub fn wallet_method(&self) -> crate::domain::VerifyMethod {
         let kind = self
             .presented

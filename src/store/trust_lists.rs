@@ -1,4 +1,4 @@
-//! The last good copy of each signed trust list (docs/wallets.md#where-trust-anchors-come-from):
+//! The last good copy of each signed trust list (docs/trust.md#where-trust-anchors-come-from):
 //! every node keeps what it verified here, so a node whose source is down starts from it
 //! and all nodes sharing a database agree. A copy is never replaced by an older one.
 

@@ -238,7 +238,7 @@ pub struct Vical {
 }
 
 impl Vical {
-    /// Dated 2025-05-01T12:00:00Z, next update 2025-06-01T12:00:00Z, issue 42.
+    /// Dated 2025-05-01T12:00:00Z, next update 2025-06-01T12:00:00Z, `vicalIssueID` 42.
     pub fn new(entries: Vec<VicalEntry>) -> Vical {
         Vical {
             entries,

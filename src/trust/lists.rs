@@ -1,4 +1,4 @@
-//! The signed lists agegate reads (docs/wallets.md#where-trust-anchors-come-from), as a
+//! The signed lists agegate reads (docs/trust.md#where-trust-anchors-come-from), as a
 //! table: each row names the list, the kind its anchors are for, how its signer is pinned
 //! and how it is read. Reading is pure (bytes, the signer's PEM, `now` and the sequence
 //! number in force in; anchors or one [`Refusal`] out), so it runs off the request path.
@@ -18,7 +18,7 @@ pub struct ListType {
     /// Prefixed to the location in an anchor's `source`.
     pub origin_prefix: &'static str,
     /// A list past its `NextUpdate` by more than 7 days contributes nothing (the VICAL,
-    /// re-issued daily, only warns: docs/wallets.md#where-trust-anchors-come-from).
+    /// re-issued daily, only warns: docs/trust.md#where-trust-anchors-come-from).
     pub drops_when_stale: bool,
     read: Reader,
 }

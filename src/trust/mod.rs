@@ -1,4 +1,4 @@
-//! The trust anchors a server holds (docs/wallets.md#credential-kinds): loaded per kind from the files
+//! The trust anchors a server holds (docs/kinds.md#credential-kinds): loaded per kind from the files
 //! and signed lists of `serve`'s trust flags ([`TrustFiles`]), kept current by
 //! [`refresh`], swapped whole ([`TrustHandle`]), and
 //! listed for people — by kind, each with its subject, `notAfter`, the SHA-256
@@ -30,7 +30,7 @@ pub const EXPIRY_WARNING_SECS: i64 = 30 * 86_400;
 /// One source of anchors of one kind: a PEM file, or a signed list.
 #[derive(Debug, Clone)]
 pub struct AnchorSource {
-    /// The credential kind the anchors are trusted for (the table of docs/wallets.md#credential-kinds).
+    /// The credential kind the anchors are trusted for (the table of docs/kinds.md#credential-kinds).
     pub kind: Kind,
     /// Where they came from, for people: the file's path, or the list's location after its
     /// prefix (`vical:`, `eu-av-trusted-list:`, `lote:`).

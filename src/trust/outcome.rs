@@ -1,4 +1,4 @@
-//! What one refresh of the signed lists came to (docs/wallets.md#where-trust-anchors-come-from):
+//! What one refresh of the signed lists came to (docs/trust.md#where-trust-anchors-come-from):
 //! per list an [`Outcome`] and its one log line naming the list (taken, or refused with
 //! the reason and what is in force instead), and the failures counted for `/metrics`.
 

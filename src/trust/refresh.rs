@@ -1,4 +1,4 @@
-//! Keeping the signed lists current (docs/wallets.md#where-trust-anchors-come-from): at
+//! Keeping the signed lists current (docs/trust.md#where-trust-anchors-come-from): at
 //! start, every `--trust-refresh` or at a list's `NextUpdate` if sooner, and on SIGHUP.
 //! For each list a node takes the newest good one of what it fetched and what the
 //! database holds, never one older than the list in force; a list that fails keeps the

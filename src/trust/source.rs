@@ -1,4 +1,4 @@
-//! Where a signed list comes from (docs/wallets.md#where-trust-anchors-come-from): a file,
+//! Where a signed list comes from (docs/trust.md#where-trust-anchors-come-from): a file,
 //! or a URL fetched with a timeout and a size cap. `https://` anywhere; `http://` only on
 //! a loopback address, where nothing on the way can change the list (tests, a local
 //! mirror). Parsed once, from the flag, so nothing downstream checks a string again.

@@ -2,7 +2,7 @@
 //! TS 119 612, XML with an enveloped XAdES signature) and the EU lists of PID and mDL
 //! providers (ETSI TS 119 602, JSON in a JWS). Pure and total: bytes, pinned
 //! signer certificates and `now` in; anchors or one reason out; no I/O, no clock, no
-//! panics. See docs/wallets.md#where-trust-anchors-come-from.
+//! panics. See docs/trust.md#where-trust-anchors-come-from.
 //!
 //! Why an in-house verifier on `roxmltree` + `rsa` + `p256`/`p384` rather than a crate:
 //! - `bergshamra` (pure Rust, complete XML-DSig/XML-Enc) needs a newer Rust than our

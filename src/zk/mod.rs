@@ -1,4 +1,4 @@
-//! Zero-knowledge proofs of age (docs/wallets.md#zero-knowledge-proofs): the circuits the
+//! Zero-knowledge proofs of age (docs/zk.md#zero-knowledge-proofs): the circuits the
 //! server loaded from `--zk-circuits` and the bounded pool their checks run on. The proof
 //! verifier itself is the pure crate `agegate-zk`.
 

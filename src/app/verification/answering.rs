@@ -47,7 +47,7 @@ impl Answering<'_> {
             .presentation(kind, self.transport.as_str(), outcome);
     }
 
-    /// Every check of docs/wallets.md#what-is-checked on the DeviceResponse, bound by
+    /// Every check of docs/presentations.md#what-is-checked on the DeviceResponse, bound by
     /// `session_transcript`; when the answer named its credential (`kind`), only a
     /// document of that kind counts.
     pub(super) fn verify(

@@ -2,7 +2,7 @@
 //! link's `direct_post` (OpenID4VP), the Digital Credentials API, and whatever comes
 //! next. Each transport only takes its answer apart down to a DeviceResponse and the
 //! session transcript that binds it; which invite, which live request, every check of
-//! docs/wallets.md#what-is-checked and the acceptance are the same for all, here. Inputs
+//! docs/presentations.md#what-is-checked and the acceptance are the same for all, here. Inputs
 //! are plain values and the result a typed outcome; the HTTP edge maps [`AnswerError`]
 //! to statuses and error bodies.
 

@@ -1,4 +1,4 @@
-//! Zero-knowledge answers (docs/wallets.md#zero-knowledge-proofs): the site's policy, the
+//! Zero-knowledge answers (docs/zk.md#zero-knowledge-proofs): the site's policy, the
 //! cheap checks of [`crate::mdoc::zk`], then the proof on the bounded pool, off the async
 //! runtime's threads. A full pool leaves the invite and its live request as they were.
 

@@ -252,7 +252,7 @@ pub struct ZkForm {
     zk: String,
 }
 
-/// Changes the site's zero-knowledge policy (docs/wallets.md#zero-knowledge-proofs), as
+/// Changes the site's zero-knowledge policy (docs/zk.md#zero-knowledge-proofs), as
 /// `site update --zk` does.
 pub async fn set_zk(
     State(state): State<ConsoleState>,

@@ -3,7 +3,7 @@
 //! Annex C), the endpoint the script posts the wallet's answer to, and the tiny status
 //! the script polls so the page moves on by itself. The cryptography is the pure
 //! [`crate::dcapi`]; opening the answer and the checks of its DeviceResponse are the
-//! link's service ([`crate::app::verification`], docs/wallets.md#what-is-checked).
+//! link's service ([`crate::app::verification`], docs/presentations.md#what-is-checked).
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -168,7 +168,7 @@ impl RequestBody for DcApiAnswer {
 ///
 /// Where the pending page's script posts what `navigator.credentials.get` returned. The
 /// answer is decrypted with the request's key, bound to the public URL's origin, and
-/// then checked exactly as the OpenID4VP endpoint's (docs/wallets.md#what-is-checked, docs/dc-api.md#the-answers): accepted,
+/// then checked exactly as the OpenID4VP endpoint's (docs/presentations.md#what-is-checked, docs/dc-api.md#the-answers): accepted,
 /// it verifies the invite (method: the credential's kind) and uses the request up for
 /// every transport.
 #[utoipa::path(

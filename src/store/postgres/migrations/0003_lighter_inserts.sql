@@ -1,4 +1,4 @@
--- What every insert of an invite paid for, made cheaper (issue 10).
+-- What every insert of an invite paid for, made cheaper.
 
 -- The sweeper's own index. The sweeper now walks each site's pending invites in
 -- invites_by_status (site_id, status, created_at, ...), where those past their time

@@ -1,4 +1,4 @@
--- docs/wallets.md#zero-knowledge-proofs: each site says whether its wallet requests ask for
+-- docs/zk.md#zero-knowledge-proofs: each site says whether its wallet requests ask for
 -- a zero-knowledge proof (`off`, `prefer`, `require`; existing sites prefer, which changes
 -- nothing on a server without circuits), and each presentation request keeps what it
 -- offered, so any node checks an answer against it: the circuits' hashes, comma-separated

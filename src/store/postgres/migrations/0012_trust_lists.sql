@@ -1,5 +1,5 @@
 -- The last good copy of each signed trust list, by kind of list and location
--- (docs/wallets.md#where-trust-anchors-come-from): a node whose source is down starts from it.
+-- (docs/trust.md#where-trust-anchors-come-from): a node whose source is down starts from it.
 CREATE TABLE IF NOT EXISTS trust_lists (
     list         TEXT NOT NULL,
     location     TEXT NOT NULL,

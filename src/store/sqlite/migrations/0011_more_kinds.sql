@@ -1,4 +1,4 @@
--- More credentials (docs/wallets.md#credential-kinds): an invite can be verified by `eudi-pid` or `mdl` too,
+-- More credentials (docs/kinds.md#credential-kinds): an invite can be verified by `eudi-pid` or `mdl` too,
 -- and each site says which kinds it accepts.
 --
 -- The kinds are one table in the code (src/domain/kind.rs), so `verified_method` no

@@ -1,4 +1,4 @@
--- The customId lookup as sorted runs (issue 28; src/store/sqlite/custom_ids.rs).
+-- The customId lookup as sorted runs (src/store/sqlite/custom_ids.rs).
 --
 -- An index on (site_id, custom_id, ...) puts every create's entry on a random leaf: one
 -- more page per create in the commit's WAL frames and one more for the checkpointer to

@@ -1,4 +1,4 @@
--- The customId log keeps only late entries (issue 28; src/store/sqlite/custom_ids.rs).
+-- The customId log keeps only late entries (src/store/sqlite/custom_ids.rs).
 --
 -- Appending every create's entry to `custom_id_log` rewrote the log's last page in every
 -- group commit: 0.85 KB written (WAL and checkpoint) and 3–8 µs of the storage's CPU
