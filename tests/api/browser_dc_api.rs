@@ -211,7 +211,7 @@ async fn an_annex_c_answer_through_the_browsers_dc_api_lands_on_the_redirect_url
     answered_in_a_real_browser("annex-c").await;
 }
 
-/// docs/wallets.md#credential-kinds in the browser: a server that accepts mobile driving licences only, a
+/// docs/kinds.md#credential-kinds in the browser: a server that accepts mobile driving licences only, a
 /// licence from a state's (test) IACA root, through each request the page carries.
 #[tokio::test]
 async fn a_driving_licence_through_the_browsers_dc_api_lands_on_the_redirect_url() {

@@ -1,4 +1,4 @@
-//! docs/wallets.md#zero-knowledge-proofs in a real browser: headless Chromium opens the
+//! docs/zk.md#zero-knowledge-proofs in a real browser: headless Chromium opens the
 //! gateway page of a server with circuits, reads the DC API requests the page carries,
 //! and its virtual wallet (DevTools `DigitalCredentials.setVirtualWalletBehavior`) hands
 //! the page a zero-knowledge answer that pylongfellow minted for that request and origin

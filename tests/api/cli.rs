@@ -79,7 +79,7 @@ fn list_and_show_describe_sites_without_any_secret() {
     );
     assert_eq!(shown["siteId"], site.site_id.as_str());
     assert_eq!(shown["name"], "CLI shop");
-    // `all`, the default, written out as the kinds' names (docs/wallets.md#credential-kinds).
+    // `all`, the default, written out as the kinds' names (docs/kinds.md#credential-kinds).
     assert_eq!(
         shown["accept"],
         serde_json::json!(["eu-av", "eudi-pid", "mdl", "google-id", "photo-id"])

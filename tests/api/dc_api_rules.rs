@@ -220,7 +220,7 @@ async fn garbage_answers_are_refused_naming_the_reason() {
         }
         c.refused_only(&body, code, reason).await;
     }
-    // A DeviceResponse that is not CBOR, well encrypted: the link's parse error (docs/wallets.md#what-is-checked).
+    // A DeviceResponse that is not CBOR, well encrypted: the link's parse error (docs/presentations.md#what-is-checked).
     let p = c.valid();
     let mut r2_garbage = c.r2_body(&p, &DcAnswer::default());
     let sealed = agegate::dcapi::hpke::seal(

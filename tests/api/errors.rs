@@ -53,7 +53,7 @@ async fn oversized_bodies_are_413_json_on_every_route_that_reads_one() {
         .await
         .unwrap();
     assert_error(resp, 413, 41301).await;
-    // The wallet endpoints read theirs before anything else (docs/wallets.md#what-is-checked,
+    // The wallet endpoints read theirs before anything else (docs/presentations.md#what-is-checked,
     // docs/dc-api.md#the-answers), up to 2 MiB: zero-knowledge proofs are large.
     for (path, content_type) in [
         ("dc-api", "application/json"),

@@ -1,4 +1,4 @@
-//! Every acceptance rule of docs/wallets.md#what-is-checked, each broken on its own: the answer is a 400
+//! Every acceptance rule of docs/presentations.md#what-is-checked, each broken on its own: the answer is a 400
 //! whose message names the rule, the invite stays pending, and the request stays live
 //! (a correct answer with the same state is accepted afterwards).
 

@@ -1,4 +1,4 @@
-//! docs/wallets.md#credential-kinds through the real server: three kinds of credential, each under its own
+//! docs/kinds.md#credential-kinds through the real server: three kinds of credential, each under its own
 //! anchors; a site's `--accept`; the DCQL query with `credential_sets` only when more
 //! than one kind is asked for; each kind through the link and through the Digital
 //! Credentials API (R1 and R2), with its method in the webhook, the receipt and the

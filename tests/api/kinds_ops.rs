@@ -1,4 +1,4 @@
-//! The operations of docs/wallets.md#where-trust-anchors-come-from and docs/wallets.md#trust-show-reloading-and-expiry against the real binary: trust files that stop `serve`
+//! The operations of docs/trust.md#where-trust-anchors-come-from and docs/trust.md#trust-show-reloading-and-expiry against the real binary: trust files that stop `serve`
 //! (VICALs that do not verify, bad PEM files, a VICAL flag without its anchor), what a
 //! valid VICAL turns on, `agegate trust show` (text, JSON, the serve envs), and SIGHUP
 //! reloading the anchors of a running server — seen in `/metrics`' expiry gauge, the log

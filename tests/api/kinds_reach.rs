@@ -1,4 +1,4 @@
-//! The kinds for the wallets people hold (docs/wallets.md#credential-kinds): Google
+//! The kinds for the wallets people hold (docs/kinds.md#credential-kinds): Google
 //! Wallet's ID pass (`google-id`) and the ISO/IEC 23220 Photo ID (`photo-id`, either
 //! spelling of its docType), each through the link, R1 and R2 under its own anchors only;
 //! their flags and environment variables.

@@ -110,7 +110,7 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", 401, 403, 404
 include-name = "POST /v1/website/{{siteId}}/invite"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", 401, 403, 404, 409, 422, 429, "5xx"]
 
-# docs/wallets.md#what-is-checked: the wallets' endpoints refuse an answer to a request that is not
+# docs/presentations.md#what-is-checked: the wallets' endpoints refuse an answer to a request that is not
 # live (any generated state) with 400, however well-formed the body.
 [[operations]]
 include-path-regex = "^/gateway/\\{{inviteId\\}}/(openid4vp|dc-api)$"
@@ -170,7 +170,7 @@ fn schemathesis_finds_nothing_with_every_check_on() {
     let st = schemathesis().unwrap_or_else(|why| panic!("{why}"));
     let (dir, db) = temp_db();
     let (site, _) = cli_site(&db, &[]);
-    // With a wallet method on, so the wallets' endpoints (docs/wallets.md#what-is-checked) check what they get.
+    // With a wallet method on, so the wallets' endpoints (docs/presentations.md#what-is-checked) check what they get.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

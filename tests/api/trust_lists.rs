@@ -1,4 +1,4 @@
-//! The EU age-verification trusted list from a file (docs/wallets.md#where-trust-anchors-come-from)
+//! The EU age-verification trusted list from a file (docs/trust.md#where-trust-anchors-come-from)
 //! against the real binary: `trust show` lists the recognised providers and the list
 //! itself, `serve` starts without a list that does not verify and says why in one line
 //! naming it, a plain-http source off loopback stops the start, and SIGHUP takes a newer

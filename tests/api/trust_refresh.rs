@@ -1,4 +1,4 @@
-//! Signed lists from a URL, kept current (docs/wallets.md#lists-kept-current), against the
+//! Signed lists from a URL, kept current (docs/trust.md#lists-kept-current), against the
 //! real binary and a real HTTP source on loopback that serves list A, then B (a provider
 //! added), then garbage, a 500 and an oversized body: the anchors follow A → B and stay
 //! B; each outcome is one log line naming the list; a second node started on the same

@@ -1,4 +1,4 @@
-//! Every refusal of docs/wallets.md#where-trust-anchors-come-from, served at a list's URL
+//! Every refusal of docs/trust.md#where-trust-anchors-come-from, served at a list's URL
 //! to a running node: each is refused for its own reason in one log line naming the list,
 //! the reason label and the detail, and the list in force stays. The bodies are the
 //! xmlsec1/signxml-signed fixtures of src/trustlist/testdata, tampered here. (An

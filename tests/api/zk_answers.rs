@@ -1,4 +1,4 @@
-//! Zero-knowledge answers at the gateway (docs/wallets.md#zero-knowledge-proofs): a proof
+//! Zero-knowledge answers at the gateway (docs/zk.md#zero-knowledge-proofs): a proof
 //! pylongfellow made for the very request the server issued verifies the invite by the
 //! kind's method, its receipt names the circuit; every refusal names its own reason and
 //! leaves the request live; the site's policy decides between plain and ZK answers.

@@ -1,4 +1,4 @@
-//! docs/wallets.md#zero-knowledge-proofs, the cost: proofs are checked on a bounded pool
+//! docs/zk.md#zero-knowledge-proofs, the cost: proofs are checked on a bounded pool
 //! (`serve --zk-workers 1`: one check running, one waiting); a ZK answer beyond that gets
 //! 503 with `Retry-After` and the JSON error body, and the invite and its live request stay
 //! as they were — the valid answer sent afterwards verifies the invite. The real binary,

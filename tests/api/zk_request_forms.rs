@@ -1,4 +1,4 @@
-//! docs/wallets.md#zero-knowledge-proofs: the gateway page of a site that prefers or
+//! docs/zk.md#zero-knowledge-proofs: the gateway page of a site that prefers or
 //! requires a proof, on a server with circuits, asks for it in both request forms — the
 //! link's (and R1's) DCQL query gains one `mso_mdoc_zk` credential per docType, R2's
 //! itemsRequests a `requestInfo.zkRequest` — and without circuits or with the policy off
@@ -207,7 +207,7 @@ async fn without_circuits_a_preferring_or_requiring_site_asks_as_before() {
 /// The QR code carries the link, proofs included, while it fits one (about 2.9 KB: one
 /// kind with one circuit does); a longer request puts in the QR code the same request
 /// asking less (the newest circuit only, then no proof), the link and DC API requests
-/// intact (docs/wallets.md#zero-knowledge-proofs).
+/// intact (docs/zk.md#zero-knowledge-proofs).
 #[tokio::test]
 async fn the_qr_code_carries_the_link_with_proofs_while_it_fits_one() {
     use crate::wallet_link::{qr_modules_of, qr_modules_on_page};

@@ -1,5 +1,5 @@
 //! The site's zero-knowledge policy and what a request offers
-//! (docs/wallets.md#zero-knowledge-proofs): the policy is stored per site, and a request
+//! (docs/zk.md#zero-knowledge-proofs): the policy is stored per site, and a request
 //! made on a server with circuits keeps its offer, on both backends.
 
 use agegate::domain::{InviteId, MinAge, PresentationRequest, SiteId, ZkOffer, ZkPolicy};

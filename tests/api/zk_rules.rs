@@ -1,4 +1,4 @@
-//! docs/wallets.md#zero-knowledge-proofs: the acceptance rules a proof itself must meet,
+//! docs/zk.md#zero-knowledge-proofs: the acceptance rules a proof itself must meet,
 //! each broken on its own by a proof pylongfellow minted for the invite's own request (or
 //! that proof re-wrapped) — another transcript, a false claim, another docType, another
 //! issuer key, another kind's anchor, a version-5 or unoffered circuit, the server's clock

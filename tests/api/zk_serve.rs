@@ -1,4 +1,4 @@
-//! `serve --zk-circuits DIR` (docs/wallets.md#zero-knowledge-proofs): circuit files are
+//! `serve --zk-circuits DIR` (docs/zk.md#zero-knowledge-proofs): circuit files are
 //! recognised by their SHA-256, unknown files are ignored, and what was loaded is logged.
 
 use crate::helpers::{temp_db, ServerProcess};

@@ -1,4 +1,4 @@
-//! docs/wallets.md#zero-knowledge-proofs: a site's zero-knowledge policy is set by `site
+//! docs/zk.md#zero-knowledge-proofs: a site's zero-knowledge policy is set by `site
 //! create|update --zk off|prefer|require` (default prefer), shown in the site JSON as
 //! `"zk"`, on the console's site page (which changes it) and in `statement`.
 

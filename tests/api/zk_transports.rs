@@ -1,4 +1,4 @@
-//! docs/wallets.md#zero-knowledge-proofs end to end: a proof that pylongfellow mints, with
+//! docs/zk.md#zero-knowledge-proofs end to end: a proof that pylongfellow mints, with
 //! either prover (Google's C++ and ISRG's Rust), for the very request the server issued,
 //! verifies the invite through each transport (link, DC API R1 and R2) by the kind's
 //! method; its receipt carries `zkCircuit` and checks with an independent JOSE library.

