@@ -2,6 +2,7 @@
 
 mod admin_user_create;
 mod admin_user_delete;
+mod headings;
 mod key_create;
 mod key_revoke;
 mod receipt_key_rotate;
@@ -43,7 +44,7 @@ pub struct Cli {
         default_value = DEFAULT_DATABASE_URL,
         global = true,
         value_name = "URL",
-        help_heading = serve::DATABASE
+        help_heading = headings::DATABASE
     )]
     pub database_url: String,
 

@@ -12,18 +12,11 @@ use crate::startup::Application;
 use crate::store;
 use crate::trust::TrustHandle;
 
+use super::headings::{CONSOLE, DATABASE, NETWORK, OBSERVABILITY, WALLETS, WEBHOOKS};
 use super::trust_args::TrustArgs;
 use std::path::PathBuf;
 
 pub use crate::telemetry::LogFormat;
-
-/// The headings of `serve --help`, so its flags read by topic.
-pub(super) const NETWORK: &str = "Network";
-pub(super) const DATABASE: &str = "Database";
-pub(super) const WEBHOOKS: &str = "Webhooks";
-pub(super) const WALLETS: &str = "Wallets and trust";
-pub(super) const CONSOLE: &str = "Console";
-pub(super) const OBSERVABILITY: &str = "Observability";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

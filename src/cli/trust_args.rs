@@ -138,7 +138,7 @@ fn path_arg(id: &'static str, env: &'static str, value: &'static str, help: &'st
 
 impl clap::Args for TrustArgs {
     fn augment_args(cmd: Command) -> Command {
-        let cmd = cmd.next_help_heading(super::serve::WALLETS);
+        let cmd = cmd.next_help_heading(super::headings::WALLETS);
         let pem = ANCHOR_FLAGS
             .iter()
             .map(|&AnchorFlag(_, flag, env, help)| path_arg(flag, env, "PATH", help));

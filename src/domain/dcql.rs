@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
+use super::ask::{MinAge, ZkOffer};
 use super::kind::KindSet;
-use super::presentation::{MinAge, ZkOffer};
 
 use crate::dcapi::ZK_SYSTEM;
 

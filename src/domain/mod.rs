@@ -3,6 +3,7 @@
 //! (it uses only the clock's types, the credential kinds table [`crate::kind`] and the
 //! pure key type of [`crate::dcapi`]).
 
+mod ask;
 pub mod console;
 pub mod credential;
 pub mod dcql;

@@ -1,6 +1,7 @@
 //! The request side of docs/wallets.md#the-wallet-link and docs/kinds.md#credential-kinds: ages, lifetimes, the link and the DCQL query.
 
 use super::*;
+use crate::domain::ZkPolicy;
 
 #[test]
 fn min_age_is_1_to_99_and_claims_have_two_digits() {

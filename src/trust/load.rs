@@ -207,7 +207,7 @@ pub struct TrustHandle {
     /// Wakes the refresher at once (SIGHUP).
     pub(super) wake: tokio::sync::Notify,
     /// The lists' failures so far, for `/metrics`.
-    pub failures: super::refresh::Failures,
+    pub failures: super::outcome::Failures,
 }
 
 impl TrustHandle {

@@ -11,11 +11,10 @@ use std::time::Duration;
 
 use super::lists::{Reason, Refusal, Verified};
 use super::load::{ListFiles, ListStatus, Trust, TrustFiles, TrustHandle};
-use super::outcome::{line, Kept};
 pub use super::outcome::{Failures, Outcome};
 use super::source::Fetcher;
 use super::AnchorSource;
-use crate::clock::{Clock, UnixTime};
+use crate::clock::{rfc3339, Clock, UnixTime};
 use crate::store::{StoredList, TrustListStore};
 
 /// The default of `--trust-refresh`.
@@ -301,6 +300,59 @@ pub async fn run<S: TrustListStore + ?Sized>(
         handle
             .refresh(store.as_ref(), &fetcher, clock.now(), reread_files)
             .await;
+    }
+}
+
+/// Where the list now in force came from, when the fetch failed.
+pub(super) enum Kept {
+    Database,
+    InForce,
+    Nothing,
+}
+
+/// One line per list and refresh: taken (sequence, anchors), or refused (the reason and
+/// what is in force instead).
+pub(super) fn line(
+    l: &ListFiles,
+    location: &str,
+    status: Option<&ListStatus>,
+    result: &Result<(), (Refusal, Kept)>,
+) -> String {
+    let name = l.list.name;
+    let next = |s: &ListStatus| s.next_update.map_or("none".to_owned(), rfc3339);
+    match (result, status) {
+        (Ok(()), Some(s)) => format!(
+            "trusted list {name} {location}: sequence {} in force, issued {}, next update {}, {} anchor(s){}",
+            s.sequence,
+            rfc3339(s.issued),
+            next(s),
+            s.anchors(),
+            left_out(s)
+        ),
+        (Ok(()), None) => format!("trusted list {name} {location}: taken"),
+        (Err((refusal, kept)), status) => {
+            let instead = match (kept, status) {
+                (Kept::Database, Some(s)) => format!(
+                    "the database's copy is in force (sequence {}, {} anchor(s))",
+                    s.sequence,
+                    s.anchors()
+                ),
+                (Kept::InForce, Some(s)) => format!("sequence {} stays in force", s.sequence),
+                _ => format!("no {} anchors from it", l.list.kind),
+            };
+            format!(
+                "trusted list {name} {location} refused ({}): {}; {instead}",
+                refusal.reason.label(),
+                refusal.detail
+            )
+        }
+    }
+}
+
+fn left_out(s: &ListStatus) -> String {
+    match s.skipped_unsupported_key {
+        0 => String::new(),
+        n => format!(", {n} certificate(s) left out (key neither P-256 nor P-384)"),
     }
 }
 

@@ -1,7 +1,7 @@
 //! An answer on its way through the rules: counted, logged and refused alike whatever
 //! its transport.
 
-use super::dc_api::DcApiRefusal;
+use super::refusal::DcApiRefusal;
 use super::AnswerError;
 use crate::clock::UnixTime;
 use crate::domain::{InviteId, Kind, PresentationRequest};

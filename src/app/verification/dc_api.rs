@@ -5,42 +5,14 @@
 use serde_json::Value;
 
 use super::answering::Answering;
+use super::refusal::DcApiRefusal;
 use super::{AnswerError, Opened};
 use crate::dcapi::request::{
     self, PROTOCOL_ANNEX_C, PROTOCOL_OPENID4VP_SIGNED, PROTOCOL_OPENID4VP_UNSIGNED,
 };
-use crate::dcapi::response::{self, ResponseError};
+use crate::dcapi::response;
 use crate::dcapi::transcript;
 use crate::domain::{Kind, PresentationRequest};
-
-/// Why a DC API answer could not be taken apart to its DeviceResponse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DcApiRefusal {
-    #[error(
-        "unknown protocol {0:?} (expected openid4vp-v1-unsigned, openid4vp-v1-signed or org-iso-mdoc)"
-    )]
-    UnknownProtocol(String),
-    #[error("{0}")]
-    Response(#[from] ResponseError),
-    #[error("the response presents the credential {0:?}, which was not requested")]
-    UnrequestedCredential(String),
-}
-
-impl DcApiRefusal {
-    /// The refusal as one stable word, for `agegate_presentations_total`.
-    pub fn outcome(&self) -> &'static str {
-        match self {
-            DcApiRefusal::UnknownProtocol(_) => "unknown_protocol",
-            DcApiRefusal::Response(ResponseError::WalletError(_)) => "wallet_error",
-            DcApiRefusal::Response(ResponseError::Unencrypted) => "unencrypted",
-            DcApiRefusal::Response(ResponseError::Jwe(_) | ResponseError::Hpke(_)) => {
-                "undecryptable"
-            }
-            DcApiRefusal::Response(_) => "malformed",
-            DcApiRefusal::UnrequestedCredential(_) => "wrong_credential",
-        }
-    }
-}
 
 /// The protocols of the DC API requests (docs/dc-api.md#the-requests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

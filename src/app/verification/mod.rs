@@ -8,6 +8,7 @@
 
 mod answering;
 mod dc_api;
+mod refusal;
 mod zk;
 
 use serde_json::Value;
@@ -26,7 +27,7 @@ use answering::Answering;
 use dc_api::Protocol;
 use zk::Proven;
 
-pub use dc_api::DcApiRefusal;
+pub use refusal::DcApiRefusal;
 
 /// A wallet's answer as its transport received it.
 pub enum Answer<'a> {
