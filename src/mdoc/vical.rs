@@ -20,7 +20,7 @@ use ciborium::Value;
 
 use super::cbor::{self, Lookup};
 use super::cose::{Sign1, Sign1Error, ALG_ES256, ALG_ES384};
-use super::x509::{CertError, EcKey, ParsedCert};
+use super::x509::{is_ca, CertError, EcKey, ParsedCert};
 use super::TrustAnchors;
 
 /// The mDL docType: an entry whose `docType` list holds it, or has none, is admitted.
@@ -32,9 +32,6 @@ pub const MAX_VICAL_BYTES: usize = 4 * 1024 * 1024;
 
 /// Longest x5chain followed (signer and intermediates, and the anchor if sent).
 const MAX_CHAIN: usize = 8;
-
-/// basicConstraints (RFC 5280 section 4.2.1.9).
-const OID_BASIC_CONSTRAINTS: &str = "2.5.29.19";
 
 /// A verified VICAL: who published it, when, and what it admits for mDL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,28 +235,6 @@ fn validity(cert: &ParsedCert, now: i64, role: ChainCert) -> Result<(), VicalErr
         Err(E::CertificateExpired(role))
     } else {
         Ok(())
-    }
-}
-
-/// Whether the certificate's basicConstraints says cA (RFC 5280 section 4.2.1.9): an
-/// intermediate must be a CA, or any certificate the anchor issued could sign a VICAL.
-pub(crate) fn is_ca(der: &[u8]) -> bool {
-    use der::Decode;
-    use x509_cert::ext::pkix::BasicConstraints;
-    let Ok(cert) = x509_cert::Certificate::from_der(der) else {
-        return false;
-    };
-    let mut found = cert
-        .tbs_certificate
-        .extensions
-        .iter()
-        .flatten()
-        .filter(|e| e.extn_id.to_string() == OID_BASIC_CONSTRAINTS);
-    match (found.next(), found.next()) {
-        (Some(ext), None) => {
-            BasicConstraints::from_der(ext.extn_value.as_bytes()).is_ok_and(|bc| bc.ca)
-        }
-        _ => false,
     }
 }
 

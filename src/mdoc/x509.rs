@@ -391,12 +391,37 @@ impl TrustAnchors {
             }
             // An intermediate must be a CA, or any certificate an anchor issued could
             // vouch for a document signer.
-            if !current.is_signed_by(next) || !super::vical::is_ca(&next.der) {
+            if !current.is_signed_by(next) || !is_ca(&next.der) {
                 return Err(PresentationError::UntrustedIssuer);
             }
             next.check_validity(now, CertRole::Intermediate)?;
             current = next;
         }
         self.check_signer(current, now)
+    }
+}
+
+/// The basicConstraints extension (RFC 5280 section 4.2.1.9).
+const OID_BASIC_CONSTRAINTS: &str = "2.5.29.19";
+
+/// Whether the certificate's basicConstraints says cA (RFC 5280 section 4.2.1.9): an
+/// intermediate must be a CA, or any certificate the anchor issued could sign a VICAL.
+pub(crate) fn is_ca(der: &[u8]) -> bool {
+    use der::Decode;
+    use x509_cert::ext::pkix::BasicConstraints;
+    let Ok(cert) = x509_cert::Certificate::from_der(der) else {
+        return false;
+    };
+    let mut found = cert
+        .tbs_certificate
+        .extensions
+        .iter()
+        .flatten()
+        .filter(|e| e.extn_id.to_string() == OID_BASIC_CONSTRAINTS);
+    match (found.next(), found.next()) {
+        (Some(ext), None) => {
+            BasicConstraints::from_der(ext.extn_value.as_bytes()).is_ok_and(|bc| bc.ca)
+        }
+        _ => false,
     }
 }
