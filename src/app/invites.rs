@@ -1,12 +1,19 @@
-//! Withdrawing an invite (cancel, erase) and sending a webhook event again: the API, the
-//! console and the command line do these alike.
+//! An invite's life: creating it, marking it verified (every way an invite becomes
+//! verified ends in [`announce_verified`]), withdrawing it (cancel, erase) and sending a
+//! webhook event again. The API, the gateway, the console and the command line do these
+//! alike.
 
 use tokio::sync::Notify;
 
-use crate::clock::Clock;
+use crate::clock::{Clock, UnixTime};
 use crate::domain::webhook::EventId;
-use crate::domain::{InviteId, SiteId};
-use crate::store::{CancelOutcome, ConsoleStore, InviteRecord, InviteStore, Outbox, StoreError};
+use crate::domain::{invite, CustomId, IdempotentRequest, InviteId, SiteId, VerifyMethod};
+use crate::metrics::Metrics;
+use crate::receipt::Evidence;
+use crate::store::{
+    CancelOutcome, ConsoleStore, CreateOutcome, InviteRecord, InviteStore, NewInvite, Outbox,
+    PresentationStore, StoreError, VerifyOutcome,
+};
 
 /// Why an invite operation did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -17,10 +24,124 @@ pub enum InviteError {
     /// A verified invite cannot be cancelled.
     #[error("the invite is verified")]
     Verified,
+    /// An expired invite cannot be verified.
+    #[error("the invite has expired")]
+    Expired,
+    /// The `Idempotency-Key` was used in its window with another body; nothing was made.
+    #[error("the idempotency key was used with another body")]
+    KeyReused,
     #[error("no webhook event with id '{0}'")]
     NoSuchEvent(EventId),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// What a create made.
+#[derive(Debug)]
+pub enum Created {
+    /// A new invite, durably stored.
+    New { id: InviteId, expires_at: UnixTime },
+    /// The invite an earlier create with the same key and body made; nothing new.
+    Replayed(InviteRecord),
+}
+
+/// Creates an invite of `site` (docs/api.md#creating-and-reading-an-invite): its id from the clock's
+/// milliseconds and fresh randomness, expiring 24 hours after. With `key`, a repeat of an
+/// earlier create answers that create's invite. The API's hottest write: nothing here
+/// but the id, the times and the store's one call.
+pub async fn create_invite(
+    store: &dyn InviteStore,
+    clock: &dyn Clock,
+    site: SiteId,
+    custom_id: Option<CustomId>,
+    key: Option<IdempotentRequest>,
+) -> Result<Created, InviteError> {
+    // One reading of the clock for both, so the id's order and `created` agree.
+    let now_millis = clock.now_millis();
+    let now = now_millis.seconds();
+    let id = InviteId::generate(now_millis.get());
+    let expires_at = invite::expires_at(now);
+    let new = NewInvite {
+        id: id.clone(),
+        site_id: site,
+        custom_id,
+        created_at: now,
+        expires_at,
+    };
+    match store.create_invite(new, key).await? {
+        CreateOutcome::Created => Ok(Created::New { id, expires_at }),
+        CreateOutcome::Replayed(first) => Ok(Created::Replayed(first)),
+        CreateOutcome::KeyConflict => Err(InviteError::KeyReused),
+    }
+}
+
+/// What marking an invite verified did.
+#[derive(Debug)]
+pub enum Marked {
+    /// It was pending and is verified now, with its event and receipt.
+    Now(InviteRecord),
+    /// It was verified already; nothing changed.
+    Already(InviteRecord),
+}
+
+/// What an invite is verified by when no wallet answered: the verification provider's
+/// report, or a sandbox site's control.
+pub struct Marking<'a, S: ?Sized> {
+    pub store: &'a S,
+    pub clock: &'a dyn Clock,
+    pub metrics: &'a Metrics,
+    pub deliveries: &'a Notify,
+    /// `--public-url`: the receipts' issuer.
+    pub public_url: &'a str,
+}
+
+impl<S: InviteStore + PresentationStore + ?Sized> Marking<'_, S> {
+    /// Marks invite `id` verified by `method` (the provider or the sandbox control): the
+    /// state change, its `invite.verified` event and its receipt in one transaction, the
+    /// receipt naming the age the site asks for now (what the provider checked).
+    pub async fn mark_verified(
+        &self,
+        id: &InviteId,
+        method: VerifyMethod,
+    ) -> Result<Marked, InviteError> {
+        let gateway = self
+            .store
+            .gateway_invite(id)
+            .await?
+            .ok_or(InviteError::NoSuchInvite)?;
+        let evidence = Evidence {
+            issuer: self.public_url.to_owned(),
+            min_age: gateway.min_age.get(),
+            presented: None,
+        };
+        match self
+            .store
+            .verify_invite(id, method, evidence, self.clock.now())
+            .await?
+        {
+            VerifyOutcome::NotFound => Err(InviteError::NoSuchInvite),
+            VerifyOutcome::Expired => Err(InviteError::Expired),
+            VerifyOutcome::Verified(record) => {
+                announce_verified(self.metrics, self.deliveries, id, method);
+                Ok(Marked::Now(record))
+            }
+            VerifyOutcome::AlreadyVerified(record) => Ok(Marked::Already(record)),
+        }
+    }
+}
+
+/// After the transaction that verified invite `id`, whichever way (a wallet's answer, the
+/// provider's report, the sandbox control): counted in `agegate_invites_verified_total`,
+/// logged, and the webhook worker woken for its `invite.verified` event.
+pub fn announce_verified(
+    metrics: &Metrics,
+    deliveries: &Notify,
+    id: &InviteId,
+    method: VerifyMethod,
+) {
+    metrics.verified(method);
+    tracing::info!(invite_id = %id, method = method.as_str(), "invite verified");
+    deliveries.notify_one();
 }
 
 /// What cancelling did; either way the invite is now expired.

@@ -168,6 +168,11 @@ impl InviteId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id's text, without a copy.
+    pub fn into_string(self) -> String {
+        self.0
+    }
 }
 
 impl fmt::Display for InviteId {

@@ -164,6 +164,8 @@ impl From<InviteError> for ApiError {
         match e {
             InviteError::NoSuchInvite => ApiError::Client(ErrorCode::InviteNotFound),
             InviteError::Verified => ApiError::Client(ErrorCode::InviteVerified),
+            InviteError::Expired => ApiError::Client(ErrorCode::InviteExpired),
+            InviteError::KeyReused => ApiError::Client(ErrorCode::IdempotencyKeyReused),
             InviteError::Store(e) => e.into(),
             // The API names no webhook event.
             e @ InviteError::NoSuchEvent(_) => ApiError::Internal(Box::new(e)),

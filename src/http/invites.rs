@@ -11,9 +11,10 @@ use super::auth::SiteAuth;
 use super::body::{ApiPath, RawJsonBody, RequestBody};
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::AppState;
+use crate::app::invites::Created;
 use crate::domain::invite::{self, CustomIdError};
 use crate::domain::{BodyDigest, CustomId, IdempotencyKey, IdempotentRequest, InviteId, Status};
-use crate::store::{CreateOutcome, InviteRecord, NewInvite};
+use crate::store::InviteRecord;
 
 /// The request header that makes a create idempotent.
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -194,29 +195,26 @@ pub async fn create_invite(
         .map(CustomId::parse)
         .transpose()
         .map_err(|CustomIdError::TooLong| ErrorCode::CustomIdTooLong)?;
-    // One reading of the clock for both, so the id's order and `created` agree.
-    let now_millis = state.clock.now_millis();
-    let now = now_millis.seconds();
-    let new = NewInvite {
-        id: InviteId::generate(now_millis.get()),
-        site_id: auth.site_id,
+    let created = crate::app::invites::create_invite(
+        state.store.as_ref(),
+        state.clock.as_ref(),
+        auth.site_id,
         custom_id,
-        created_at: now,
-        expires_at: invite::expires_at(now),
-    };
-    let invite = Invite {
-        url: state.gateway_url(&new.id),
-        invite_id: new.id.to_string(),
-        expires: new.expires_at,
-    };
-    match state.store.create_invite(new, key).await? {
-        CreateOutcome::Created => Ok(Json(invite).into_response()),
-        CreateOutcome::Replayed(first) => Ok((
+        key,
+    )
+    .await?;
+    match created {
+        Created::New { id, expires_at } => Ok(Json(Invite {
+            url: state.gateway_url(&id),
+            invite_id: id.into_string(),
+            expires: expires_at,
+        })
+        .into_response()),
+        Created::Replayed(first) => Ok((
             [(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"))],
             Json(Invite::of(&first, &state)),
         )
             .into_response()),
-        CreateOutcome::KeyConflict => Err(ErrorCode::IdempotencyKeyReused.into()),
     }
 }
 

@@ -80,16 +80,15 @@ impl App {
         }
     }
 
-    /// What a receipt says of a verification against `min_age`, beside the invite.
-    pub fn evidence(
-        &self,
-        min_age: crate::domain::MinAge,
-        presented: Option<crate::receipt::Presented>,
-    ) -> crate::receipt::Evidence {
-        crate::receipt::Evidence {
-            issuer: self.public_url.clone(),
-            min_age: min_age.get(),
-            presented,
+    /// Marking invites verified without a wallet (the provider's report, the sandbox
+    /// control), over this server's store, clock, metrics and webhook worker.
+    pub fn marking(&self) -> crate::app::invites::Marking<'_, dyn Store> {
+        crate::app::invites::Marking {
+            store: self.store.as_ref(),
+            clock: self.clock.as_ref(),
+            metrics: &self.metrics,
+            deliveries: &self.deliveries,
+            public_url: &self.public_url,
         }
     }
 }

@@ -10,8 +10,8 @@ use super::body::{ApiPath, JsonBody, RequestBody};
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::invites::InviteStatusRecord;
 use super::AppState;
+use crate::app::invites::Marked;
 use crate::domain::{InviteId, VerifyMethod};
-use crate::store::VerifyOutcome;
 
 /// The provider's verdict. Only `verified` exists.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
@@ -64,26 +64,9 @@ pub async fn report_verification(
         return Err(ErrorCode::InvalidOutcome.into());
     }
     let id = InviteId::parse(&invite_id).ok_or(ErrorCode::InviteNotFound)?;
-    // The receipt names the age the site asks for now: the provider checked that.
-    let gateway = state
-        .store
-        .gateway_invite(&id)
-        .await?
-        .ok_or(ErrorCode::InviteNotFound)?;
-    let evidence = state.evidence(gateway.min_age, None);
-    match state
-        .store
-        .verify_invite(&id, VerifyMethod::Verifier, evidence, state.clock.now())
-        .await?
-    {
-        VerifyOutcome::NotFound => Err(ErrorCode::InviteNotFound.into()),
-        VerifyOutcome::Expired => Err(ErrorCode::InviteExpired.into()),
-        VerifyOutcome::Verified(record) => {
-            state.metrics.verified(VerifyMethod::Verifier);
-            tracing::info!(invite_id = %record.id, "invite verified");
-            state.deliveries.notify_one();
-            Ok(Json(InviteStatusRecord::of(record, &state)))
-        }
-        VerifyOutcome::AlreadyVerified(record) => Ok(Json(InviteStatusRecord::of(record, &state))),
-    }
+    let (Marked::Now(record) | Marked::Already(record)) = state
+        .marking()
+        .mark_verified(&id, VerifyMethod::Verifier)
+        .await?;
+    Ok(Json(InviteStatusRecord::of(record, &state)))
 }

@@ -14,6 +14,7 @@ mod zk;
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use super::invites::announce_verified;
 use crate::clock::Clock;
 use crate::domain::invite::gateway_url;
 use crate::domain::presentation::{self, PresentationRequest};
@@ -262,9 +263,13 @@ impl Verification<'_> {
         );
         match outcome {
             AnswerOutcome::Verified(_) => {
-                self.metrics.verified(VerifyMethod::Wallet(proof.kind));
-                tracing::info!(invite_id = %id, kind = %proof.kind, age_over = proof.age_over, "invite verified with a wallet");
-                self.deliveries.notify_one();
+                tracing::debug!(invite_id = %id, age_over = proof.age_over, "wallet answer accepted");
+                announce_verified(
+                    self.metrics,
+                    self.deliveries,
+                    id,
+                    VerifyMethod::Wallet(proof.kind),
+                );
                 Ok(Verified::Now(proof.kind))
             }
             AnswerOutcome::AlreadyVerified(_) => Ok(Verified::Already(proof.kind)),

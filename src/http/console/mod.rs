@@ -248,6 +248,10 @@ impl From<InviteError> for ConsoleError {
             InviteError::NoSuchEvent(_) => {
                 ConsoleError::NotFound("This invite has no such webhook event.")
             }
+            // The console neither creates nor verifies invites.
+            e @ (InviteError::Expired | InviteError::KeyReused) => {
+                ConsoleError::Conflict(format!("{e}."))
+            }
             InviteError::Store(e) => ConsoleError::Store(e),
         }
     }

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use subtle::ConstantTimeEq;
 
 use super::{failure, load, message, not_found, see_other};
+use crate::app::invites::InviteError;
 use crate::domain::VerifyMethod;
 use crate::http::AppState;
-use crate::store::VerifyOutcome;
 
 const CSRF_COOKIE: &str = "agegate_csrf";
 
@@ -98,22 +98,13 @@ pub async fn approve(
             "This request did not come from the verification page. Go back, reload the page and press the button again.",
         );
     }
-    let evidence = state.evidence(gateway.min_age, None);
     match state
-        .store
-        .verify_invite(&id, VerifyMethod::Sandbox, evidence, state.clock.now())
+        .marking()
+        .mark_verified(&id, VerifyMethod::Sandbox)
         .await
     {
-        Ok(VerifyOutcome::Verified(_)) => {
-            state.metrics.verified(VerifyMethod::Sandbox);
-            tracing::info!(invite_id = %id, "invite verified from the sandbox page");
-            state.deliveries.notify_one();
-            see_other(&state.gateway_url(&id))
-        }
-        Ok(VerifyOutcome::AlreadyVerified(_) | VerifyOutcome::Expired) => {
-            see_other(&state.gateway_url(&id))
-        }
-        Ok(VerifyOutcome::NotFound) => not_found(),
+        Ok(_) | Err(InviteError::Expired) => see_other(&state.gateway_url(&id)),
+        Err(InviteError::NoSuchInvite) => not_found(),
         Err(e) => failure(e),
     }
 }
