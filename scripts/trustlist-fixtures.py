@@ -10,8 +10,9 @@ Run with the venv scripts/setup.sh makes (it has signxml and cryptography):
 Keys live only in a temporary directory; certificates are valid 2000-2099.
 With `--bench N DIR` it writes instead a list of N providers and its signer's CA to DIR.
 With `--refresh` it remakes only the refresh pair (refresh-*.xml, provider-h-added.*).
+With `--split` it remakes only the split values (split/*).
 """
-import base64, datetime, hashlib, os, subprocess, sys, tempfile
+import base64, datetime, hashlib, json, os, subprocess, sys, tempfile
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
@@ -208,6 +209,7 @@ def main():
                                                      rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
     write_lotes(providers, rsa_key, rsa_signer, ca, ec_key, ec_signer, ec384_key, ec384_signer)
     refresh_pair()
+    split_values()
     print("wrote", OUT, file=sys.stderr)
 
 
@@ -235,6 +237,72 @@ def refresh_pair():
         write(name, xmlsec_sign(tsl(seq, services), path, [signer, ca], "rsa-sha256", FILTER2 + exc))
 
 
+def xmlsec_verify(path, ca_path):
+    """xmlsec1's own verdict on a signed list (it raises unless the signature holds)."""
+    subprocess.run(["xmlsec1", "--verify", "--trusted-pem", ca_path,
+                    "--id-attr:Id", "http://uri.etsi.org/01903/v1.3.2#:SignedProperties",
+                    "--id-attr:Id", "TrustServiceStatusList", path], check=True, capture_output=True)
+
+
+def split_values():
+    """One list per value agegate reads (sequence, NextUpdate, service type, status,
+    certificate) and per way of splitting its text (a comment, a processing instruction, a
+    CDATA section), signed as the EU signs. A comment or CDATA section changes nothing
+    canonical XML sees, so it is put in after signing (as anyone on the way could) and
+    xmlsec1 is asked whether the signature still holds; a processing instruction is signed
+    content, so it is there before signing. For src/trustlist/split_tests.rs and
+    tests/api/trust_split_values.rs."""
+    out = os.path.join(OUT, "split")
+    os.makedirs(out, exist_ok=True)
+    ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ca = cert("Split values list signing CA", ca_key, ca=True)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    signer = cert("Split values list signer", key, ca, ca_key)
+    provider = cert("Provider split", ec.generate_private_key(ec.SECP256R1()))
+    with open(os.path.join(out, "signer-ca.pem"), "w") as f:
+        f.write(pem(ca))
+    with open(os.path.join(out, "provider.pem"), "w") as f:
+        f.write(pem(provider))
+    paa, rec = P + "service-type/paa", P + "service-status/recognized"
+    base = tsl(17, [service(paa, rec, [provider])])
+    der = b64(provider)
+    # (name, the value as signed, where it is split)
+    values = [("sequence", "<TSLSequenceNumber>17<", 20),
+              ("next-update", "<dateTime>2099-01-01T00:00:00Z<", 20),
+              ("service-type", f"<ServiceTypeIdentifier>{paa}<", len("<ServiceTypeIdentifier>") + len(P) + 13),
+              ("service-status", f"<ServiceStatus>{rec}<", len("<ServiceStatus>") + len(P) + 21),
+              ("certificate", f"<X509Certificate>{der}<", len("<X509Certificate>") + 40)]
+    splits = [("comment", "<!---->", False), ("pi", "<?agegate split?>", True),
+              ("cdata", None, False)]
+    key_path, ca_path = keyfile("split.pem", key), certfile("split-ca.pem", ca)
+    exc = f"<ds:Transform Algorithm=\"{EXC}\"/>"
+    for name, signed, at in values:
+        assert base.count(signed) == 1, name
+        for how, mark, before_signing in splits:
+            head, tail = signed[:at], signed[at:]
+            split = f"{head}<![CDATA[{tail[:-1]}]]><" if mark is None else f"{head}{mark}{tail}"
+            xml = base.replace(signed, split) if before_signing else base
+            xml = xmlsec_sign(xml, key_path, [signer, ca], "rsa-sha256", FILTER2 + exc)
+            if not before_signing:
+                assert xml.count(signed) == 1, name
+                xml = xml.replace(signed, split)
+            path = os.path.join(out, f"{name}-{how}.xml")
+            with open(path, "w") as f:
+                f.write(xml)
+            xmlsec_verify(path, ca_path)
+    # Two sequence numbers, both signed: no one reading.
+    twice = base.replace("<TSLSequenceNumber>", "<TSLSequenceNumber>1</TSLSequenceNumber><TSLSequenceNumber>", 1)
+    with open(os.path.join(out, "sequence-twice.xml"), "w") as f:
+        f.write(xmlsec_sign(twice, key_path, [signer, ca], "rsa-sha256", FILTER2 + exc))
+    # The JSON list's analogue: a member named twice, so readers differ (first or last).
+    text = json.dumps(lote("http://uri.etsi.org/19602/LoTEType/EUPIDProvidersList",
+                           [("http://uri.etsi.org/19602/SvcType/PID/Issuance", [provider])], seq=1))
+    assert text.count('"LoTESequenceNumber": 1,') == 1
+    text = text.replace('"LoTESequenceNumber": 1,', '"LoTESequenceNumber": 1, "LoTESequenceNumber": 17,')
+    with open(os.path.join(out, "lote-member-twice.jwt"), "w") as f:
+        f.write(jws(text.encode(), key, [signer, ca], "RS256"))
+
+
 def lote(lote_type, services, seq=1, operator=({"lang": "en", "value": "agegate tests"},),
          territory="EU"):
     def svc(type_, certs, history=()):
@@ -253,9 +321,10 @@ def lote(lote_type, services, seq=1, operator=({"lang": "en", "value": "agegate 
 
 
 def jws(payload, key, chain, alg):
+    """`payload` is a dict, or the exact bytes to sign."""
     from jwcrypto import jwk, jws as jwcrypto_jws
     from jwcrypto.common import json_encode
-    token = jwcrypto_jws.JWS(json_encode(payload).encode())
+    token = jwcrypto_jws.JWS(payload if isinstance(payload, bytes) else json_encode(payload).encode())
     k = jwk.JWK.from_pem(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
     token.add_signature(k, None, json_encode({"alg": alg, "typ": "JOSE", "x5c": [b64(c) for c in chain]}))
@@ -306,5 +375,7 @@ if __name__ == "__main__":
         bench(int(sys.argv[2]), sys.argv[3])
     elif sys.argv[1:] == ["--refresh"]:
         refresh_pair()
+    elif sys.argv[1:] == ["--split"]:
+        split_values()
     else:
         main()

@@ -86,8 +86,9 @@ pub fn lote(
     let verified = jws
         .verify(&key)
         .map_err(|e| ListError::Jws(e.to_string()))?;
-    let payload: Value = serde_json::from_slice(&verified.payload)
-        .map_err(|_| ListError::Malformed("LoTE payload (JSON)"))?;
+    let payload: Value = super::json::parse(&verified.payload).ok_or(ListError::Malformed(
+        "LoTE payload (JSON, each member once)",
+    ))?;
     let info = &payload["LoTE"]["ListAndSchemeInformation"];
     let lote_type = info["LoTEType"]
         .as_str()

@@ -19,12 +19,16 @@
 
 pub mod c14n;
 pub mod cert;
+mod json;
 pub mod lote;
+mod text;
 pub mod tsl;
 pub mod xmldsig;
 
 #[cfg(test)]
 mod lote_tests;
+#[cfg(test)]
+mod split_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -3,9 +3,9 @@
 //! issue date, `NextUpdate`, and the certificates of the recognised proof-of-age
 //! providers' current services.
 
-use base64::Engine;
 use roxmltree::Node;
 
+use super::text;
 use super::xmldsig::{self, SignatureError};
 use super::SignerCert;
 use crate::mdoc::x509::{CertError, ParsedCert};
@@ -92,18 +92,24 @@ pub fn eu_av_list(
     if !root.has_tag_name((NS_TSL, "TrustServiceStatusList")) {
         return Err(E::Malformed("TrustServiceStatusList"));
     }
-    let scheme = child(root, "SchemeInformation").ok_or(E::Malformed("SchemeInformation"))?;
-    let tsl_type = text(child(scheme, "TSLType")).ok_or(E::Malformed("TSLType"))?;
+    let scheme = one(root, "SchemeInformation")?.ok_or(E::Malformed("SchemeInformation"))?;
+    let field = |parent: Node<'_, '_>, name: &'static str| {
+        one(parent, name)
+            .map(text::trimmed)?
+            .ok_or(E::Malformed(name))
+    };
+    let tsl_type = field(scheme, "TSLType")?;
     if !AV_TYPE_ENDINGS.iter().any(|e| tsl_type.ends_with(e)) {
         return Err(E::WrongType(tsl_type));
     }
-    let sequence = text(child(scheme, "TSLSequenceNumber"))
-        .and_then(|s| s.parse::<u64>().ok())
-        .ok_or(E::Malformed("TSLSequenceNumber"))?;
-    let issued = text(child(scheme, "ListIssueDateTime"))
-        .and_then(|t| date_time(&t))
-        .ok_or(E::Malformed("ListIssueDateTime"))?;
-    let next_update = text(child(scheme, "NextUpdate").and_then(|n| child(n, "dateTime")))
+    let sequence = field(scheme, "TSLSequenceNumber")?
+        .parse::<u64>()
+        .map_err(|_| E::Malformed("TSLSequenceNumber"))?;
+    let issued =
+        date_time(&field(scheme, "ListIssueDateTime")?).ok_or(E::Malformed("ListIssueDateTime"))?;
+    let next_update = one(scheme, "NextUpdate")?
+        .map(|n| field(n, "dateTime"))
+        .and_then(Result::ok)
         .and_then(|t| date_time(&t))
         .ok_or(E::Malformed("NextUpdate"))?;
     if now > next_update.saturating_add(STALE_AFTER_SECS) {
@@ -137,11 +143,19 @@ fn recognised_certificates(root: Node<'_, '_>) -> Result<(Vec<Vec<u8>>, usize), 
     let services = children(root, "TrustServiceProviderList")
         .flat_map(|l| children(l, "TrustServiceProvider"))
         .flat_map(|p| children(p, "TSPServices"))
-        .flat_map(|s| children(s, "TSPService"))
-        .filter_map(|s| child(s, "ServiceInformation"));
-    for info in services {
-        let service_type = text(child(info, "ServiceTypeIdentifier")).unwrap_or_default();
-        let status = text(child(info, "ServiceStatus")).unwrap_or_default();
+        .flat_map(|s| children(s, "TSPService"));
+    for service in services {
+        let Some(info) = one(service, "ServiceInformation")? else {
+            continue;
+        };
+        // Both are required by TS 119 612; one that cannot be read refuses the list
+        // rather than silently dropping (or keeping) a service.
+        let service_type = one(info, "ServiceTypeIdentifier")
+            .map(text::trimmed)?
+            .ok_or(E::Malformed("ServiceTypeIdentifier"))?;
+        let status = one(info, "ServiceStatus")
+            .map(text::trimmed)?
+            .ok_or(E::Malformed("ServiceStatus"))?;
         if !PAA_ENDINGS.iter().any(|e| service_type.ends_with(e))
             || !STATUS_ENDINGS.iter().any(|e| status.ends_with(e))
         {
@@ -152,7 +166,7 @@ fn recognised_certificates(root: Node<'_, '_>) -> Result<(Vec<Vec<u8>>, usize), 
             .flat_map(|d| children(d, "X509Certificate"));
         for cert in certs {
             n += 1;
-            let der = base64_text(cert).ok_or(E::BadCertificate(n))?;
+            let der = text::base64(cert).ok_or(E::BadCertificate(n))?;
             match ParsedCert::from_der(&der) {
                 Ok(_) if anchors.contains(&der) => {}
                 Ok(_) => anchors.push(der),
@@ -169,23 +183,14 @@ fn children<'a, 'i>(node: Node<'a, 'i>, name: &'static str) -> impl Iterator<Ite
         .filter(move |c| c.has_tag_name((NS_TSL, name)))
 }
 
-fn child<'a, 'i>(node: Node<'a, 'i>, name: &'static str) -> Option<Node<'a, 'i>> {
-    children(node, name).next()
-}
-
-/// An element's text, trimmed; None when absent or empty.
-fn text(node: Option<Node<'_, '_>>) -> Option<String> {
-    let t = node?.text()?.trim();
-    (!t.is_empty()).then(|| t.to_owned())
-}
-
-fn base64_text(node: Node<'_, '_>) -> Option<Vec<u8>> {
-    let text: String = node
-        .text()?
-        .chars()
-        .filter(|c| !c.is_ascii_whitespace())
-        .collect();
-    base64::engine::general_purpose::STANDARD.decode(text).ok()
+/// The one `name` child of `node`: None when absent; a second one refuses the list (a
+/// value read twice could be read two ways).
+fn one<'a, 'i>(node: Node<'a, 'i>, name: &'static str) -> Result<Option<Node<'a, 'i>>, ListError> {
+    let mut found = children(node, name);
+    match (found.next(), found.next()) {
+        (first, None) => Ok(first),
+        (Some(_), Some(_)) | (None, Some(_)) => Err(E::Malformed(name)),
+    }
 }
 
 /// xs:dateTime as lists write it (`2025-06-10T00:00:00Z`), Unix seconds.

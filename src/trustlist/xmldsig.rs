@@ -5,11 +5,11 @@
 //! most one to the signature's own `SignedProperties`; nothing else. What the caller then
 //! reads is the very document verified, so no wrapping can show it other content.
 
-use base64::Engine;
 use roxmltree::{Document, Node};
 
 use super::c14n::{self, Method};
 use super::cert::{check_chain, ChainError, Encoding, Hash, Scheme, SignerCert};
+use super::text;
 
 pub const NS_DSIG: &str = "http://www.w3.org/2000/09/xmldsig#";
 const NS_XADES: &str = "http://uri.etsi.org/01903/v1.3.2#";
@@ -113,7 +113,7 @@ pub fn verify(
         .first()
         .ok_or(E::BadSignerCertificate("none".into()))?;
     let canonical = c14n::subtree(signed_info, &method, comments)?;
-    let sig_value = base64_text(value).ok_or(E::Malformed("SignatureValue is not base64"))?;
+    let sig_value = text::base64(value).ok_or(E::Malformed("SignatureValue is not base64"))?;
     if !signer
         .key
         .verifies(scheme, hash, &canonical, &sig_value, Encoding::Raw)
@@ -216,7 +216,7 @@ fn signer_chain(key_info: Node<'_, '_>) -> Result<Vec<SignerCert>, SignatureErro
         .flat_map(|d| d.children())
         .filter(|n| n.has_tag_name((NS_DSIG, "X509Certificate")))
         .map(|n| {
-            let der = base64_text(n).ok_or(E::BadSignerCertificate("not base64".into()))?;
+            let der = text::base64(n).ok_or(E::BadSignerCertificate("not base64".into()))?;
             SignerCert::from_der(&der).map_err(E::BadSignerCertificate)
         })
         .collect::<Result<_, _>>()?;
@@ -252,7 +252,7 @@ fn reference_parts<'a, 'i>(
         _ => Vec::new(),
     };
     let hash = digest_algorithm(next_dsig(&mut parts, "DigestMethod")?)?;
-    let value = base64_text(next_dsig(&mut parts, "DigestValue")?)
+    let value = text::base64(next_dsig(&mut parts, "DigestValue")?)
         .ok_or(E::Malformed("DigestValue is not base64"))?;
     if parts.next().is_some() {
         return Err(E::Malformed("Reference holds more than its digest"));
@@ -320,7 +320,8 @@ fn is_filter2_subtract_signature(transform: Node<'_, '_>) -> bool {
     let [xpath] = xpaths.as_slice() else {
         return false;
     };
-    let expr = xpath.text().unwrap_or("").trim();
+    let expr = text::value(*xpath).unwrap_or_default();
+    let expr = expr.trim();
     let prefix = expr
         .strip_prefix("/descendant::")
         .and_then(|r| r.strip_suffix(":Signature"));
@@ -387,7 +388,7 @@ fn check_signing_certificate(
         let (Some(method), Some(value)) = (parts.next(), parts.next()) else {
             continue;
         };
-        let (Ok(hash), Some(value)) = (digest_algorithm(method), base64_text(value)) else {
+        let (Ok(hash), Some(value)) = (digest_algorithm(method), text::base64(value)) else {
             continue;
         };
         if hash.digest(signer.der()) == value {
@@ -395,18 +396,4 @@ fn check_signing_certificate(
         }
     }
     Err(E::SigningCertificateMismatch)
-}
-
-/// Base64 text content, whitespace (line breaks, `&#13;`) ignored.
-fn base64_text(node: Node<'_, '_>) -> Option<Vec<u8>> {
-    if node.children().any(|c| c.is_element()) {
-        return None;
-    }
-    let text: String = node
-        .children()
-        .filter_map(|c| c.text())
-        .flat_map(str::chars)
-        .filter(|c| !c.is_ascii_whitespace())
-        .collect();
-    base64::engine::general_purpose::STANDARD.decode(text).ok()
 }

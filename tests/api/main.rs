@@ -54,6 +54,7 @@ mod status_cache;
 mod trust_lists;
 mod trust_refresh;
 mod trust_refusals;
+mod trust_split_values;
 mod wallet;
 mod wallet_link;
 mod webdriver;
