@@ -25,7 +25,7 @@ use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
 use crate::config::DEFAULT_DATABASE_URL;
-use crate::store::{self, Store};
+use crate::store::{self, DatabaseUrl, Store};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -41,12 +41,13 @@ pub struct Cli {
     #[arg(
         long,
         env = "AGEGATE_DATABASE_URL",
+        hide_env_values = true,
         default_value = DEFAULT_DATABASE_URL,
         global = true,
         value_name = "URL",
         help_heading = headings::DATABASE
     )]
-    pub database_url: String,
+    pub database_url: DatabaseUrl,
 
     #[command(subcommand)]
     pub command: Command,
@@ -226,13 +227,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-async fn open(database_url: &str) -> anyhow::Result<Arc<dyn Store>> {
-    store::open(database_url).await.map_err(|e| {
-        anyhow::anyhow!(
-            "cannot open database {}: {e}",
-            store::mask_password(database_url)
-        )
-    })
+async fn open(database_url: &DatabaseUrl) -> anyhow::Result<Arc<dyn Store>> {
+    store::open(database_url)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot open database {database_url}: {e}"))
 }
 
 /// Prints one JSON value on stdout.

@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 /// Checks a receipt offline; exit status 0 only if its signature holds.
-pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
+pub async fn run(args: Args, database_url: &crate::store::DatabaseUrl) -> anyhow::Result<()> {
     let receipt = receipt_text(&args.receipt)?;
     let keys = match &args.jwks {
         Some(source) => VerifyingKeys::from_jwks(&jwks(source).await?)

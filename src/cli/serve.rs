@@ -9,7 +9,7 @@ use crate::config::{
 };
 use crate::domain::presentation::{parse_wallet_scheme, DEFAULT_WALLET_SCHEME};
 use crate::startup::Application;
-use crate::store;
+use crate::store::{self, DatabaseUrl};
 use crate::trust::TrustHandle;
 
 use super::headings::{CONSOLE, DATABASE, NETWORK, OBSERVABILITY, WALLETS, WEBHOOKS};
@@ -234,19 +234,14 @@ fn parse_statement_timeout(s: &str) -> Result<Duration, String> {
     Ok(timeout)
 }
 
-pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
+pub async fn run(args: Args, database_url: &DatabaseUrl) -> anyhow::Result<()> {
     let db_options = store::DbOptions {
         pool_size: args.database_pool_size,
         statement_timeout: args.database_statement_timeout,
     };
     let store = store::open_with(database_url, &db_options)
         .await
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "cannot open database {}: {e}",
-                store::mask_password(database_url)
-            )
-        })?;
+        .map_err(|e| anyhow::anyhow!("cannot open database {database_url}: {e}"))?;
     // Lists that cannot be had or do not verify are logged and left out (or taken from
     // the database); unreadable files stop the start.
     let (trust, list_outcomes) = TrustHandle::start(
@@ -294,7 +289,7 @@ pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
         "agegate listening on http://{} (public URL {}), database {}",
         app.local_addr(),
         app.public_url(),
-        store::mask_password(database_url)
+        database_url
     );
     if args.retention == crate::retention::Retention::KEEP_ALL {
         tracing::info!("retention: {}", args.retention);

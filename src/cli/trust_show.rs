@@ -45,7 +45,7 @@ struct SourceShown {
 
 /// Reads the anchors as a starting server does: with a list from a URL, the database's
 /// copy stands in when the URL cannot be had (and a newer list fetched is kept there).
-pub async fn run(args: Args, database_url: &str) -> anyhow::Result<()> {
+pub async fn run(args: Args, database_url: &crate::store::DatabaseUrl) -> anyhow::Result<()> {
     let now = SystemClock.now();
     let files = args.trust.files();
     let fetcher = trust::Fetcher::default();

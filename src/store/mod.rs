@@ -4,6 +4,7 @@
 //! from a change ([`transitions`]) — is written once.
 
 pub mod console;
+mod database_url;
 mod error;
 mod events;
 pub mod invite_cache;
@@ -16,6 +17,7 @@ pub(crate) mod transitions;
 pub mod trust_lists;
 
 pub use console::ConsoleStore;
+pub use database_url::{mask_password, DatabaseUrl};
 pub use error::{describe, StoreError, StoreResult};
 pub use events::{
     AfterAttempt, Attempt, AttemptRecord, DueEvent, EventRecord, OLD_SECRET_GRACE_SECS,
@@ -317,47 +319,25 @@ impl Default for DbOptions {
 }
 
 /// Opens the backend a database URL names, with default [`DbOptions`], applying migrations.
-pub async fn open(database_url: &str) -> StoreResult<Arc<dyn Store>> {
-    open_with(database_url, &DbOptions::default()).await
+pub async fn open(database_url: impl Into<DatabaseUrl>) -> StoreResult<Arc<dyn Store>> {
+    open_with(&database_url.into(), &DbOptions::default()).await
 }
 
 /// Opens the backend a database URL names, applying migrations.
-pub async fn open_with(database_url: &str, options: &DbOptions) -> StoreResult<Arc<dyn Store>> {
-    if let Some(path) = sqlite::path_of(database_url) {
+pub async fn open_with(
+    database_url: &DatabaseUrl,
+    options: &DbOptions,
+) -> StoreResult<Arc<dyn Store>> {
+    let raw = database_url.expose();
+    if let Some(path) = sqlite::path_of(raw) {
         let store = sqlite::SqliteStore::open(path).await?;
         Ok(Arc::new(store))
-    } else if postgres::is_postgres_url(database_url) {
-        let store = postgres::PostgresStore::open(database_url, options).await?;
+    } else if postgres::is_postgres_url(raw) {
+        let store = postgres::PostgresStore::open(raw, options).await?;
         Ok(Arc::new(store))
     } else {
         Err(StoreError::UnsupportedUrl(format!(
-            "'{}' (expected sqlite:PATH or postgres://...)",
-            mask_password(database_url)
+            "'{database_url}' (expected sqlite:PATH or postgres://...)"
         )))
-    }
-}
-
-/// A database URL fit for logs: any password replaced by `***`.
-pub fn mask_password(database_url: &str) -> String {
-    match url::Url::parse(database_url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.to_string()
-        }
-        _ => database_url.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn passwords_are_masked_in_database_urls() {
-        assert_eq!(
-            mask_password("postgres://app:s3cret@db:5432/agegate"),
-            "postgres://app:***@db:5432/agegate"
-        );
-        assert_eq!(mask_password("sqlite:agegate.db"), "sqlite:agegate.db");
     }
 }

@@ -8,8 +8,8 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// A list's source, as its flag gave it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A list's source, as its flag gave it. `Debug` is `Display`: masked.
+#[derive(Clone, PartialEq, Eq)]
 pub enum Source {
     File(PathBuf),
     Url(url::Url),
@@ -22,15 +22,16 @@ impl Source {
         let Some((scheme, _)) = text.split_once("://") else {
             return Ok(Self::File(PathBuf::from(text)));
         };
-        let url = url::Url::parse(text).map_err(|e| format!("'{text}' is not a URL: {e}"))?;
+        let shown = crate::store::mask_password(text);
+        let url = url::Url::parse(text).map_err(|e| format!("'{shown}' is not a URL: {e}"))?;
         match scheme.to_ascii_lowercase().as_str() {
             "https" => Ok(Self::Url(url)),
             "http" if is_loopback(&url) => Ok(Self::Url(url)),
             "http" => Err(format!(
-                "'{text}': http:// is allowed on a loopback address only; use https://"
+                "'{shown}': http:// is allowed on a loopback address only; use https://"
             )),
             _ => Err(format!(
-                "'{text}': a list comes from a file or an https:// URL"
+                "'{shown}': a list comes from a file or an https:// URL"
             )),
         }
     }
@@ -46,13 +47,16 @@ impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::File(path) => write!(f, "{}", path.display()),
-            Self::Url(url) if url.password().is_some() => {
-                let mut shown = url.clone();
-                let _ = shown.set_password(Some("***"));
-                write!(f, "{shown}")
-            }
-            Self::Url(url) => write!(f, "{url}"),
+            // A password in the user information or a `password=` parameter is masked:
+            // this is what logs, `trust show`, metrics labels and `statement` print.
+            Self::Url(url) => f.write_str(&crate::store::mask_password(url.as_str())),
         }
+    }
+}
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Source({self})")
     }
 }
 

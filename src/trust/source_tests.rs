@@ -33,6 +33,14 @@ fn a_urls_password_is_never_shown() {
         source.to_string(),
         "https://agegate:***@lists.example.eu/av-tl.xml"
     );
+    let source = Source::parse("https://lists.example.eu/av-tl.xml?Password=s3cret").unwrap();
+    assert_eq!(
+        source.to_string(),
+        "https://lists.example.eu/av-tl.xml?Password=***"
+    );
+    assert!(!format!("{source:?}").contains("s3cret"));
+    let err = Source::parse("http://agegate:s3cret@lists.example.eu/av-tl.xml").unwrap_err();
+    assert!(!err.contains("s3cret"), "{err}");
 }
 
 /// A one-connection server on loopback that reads the request and answers `reply`

@@ -14,6 +14,7 @@ mod console_actions;
 mod console_helpers;
 mod console_pages;
 mod create_invite;
+mod database_url;
 mod dc_api;
 mod dc_api_bench;
 mod dc_api_page;
