@@ -11,6 +11,7 @@ Keys live only in a temporary directory; certificates are valid 2000-2099.
 With `--bench N DIR` it writes instead a list of N providers and its signer's CA to DIR.
 With `--refresh` it remakes only the refresh pair (refresh-*.xml, provider-h-added.*).
 With `--split` it remakes only the split values (split/*).
+With `--chain` it remakes only the lists signed through an intermediate (chain/*).
 """
 import base64, datetime, hashlib, json, os, subprocess, sys, tempfile
 from cryptography import x509
@@ -210,6 +211,7 @@ def main():
     write_lotes(providers, rsa_key, rsa_signer, ca, ec_key, ec_signer, ec384_key, ec384_signer)
     refresh_pair()
     split_values()
+    chains()
     print("wrote", OUT, file=sys.stderr)
 
 
@@ -303,6 +305,39 @@ def split_values():
         f.write(jws(text.encode(), key, [signer, ca], "RS256"))
 
 
+def chains():
+    """Lists whose signer chains to the pinned CA through an intermediate: a CA (taken)
+    and one that is not (basicConstraints cA false: refused, or any certificate the CA
+    issued could vouch for a list signer). XML signed by xmlsec1, JSON by jwcrypto. For
+    src/trustlist/chain_tests.rs."""
+    out = os.path.join(OUT, "chain")
+    os.makedirs(out, exist_ok=True)
+    ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ca = cert("Chain test root CA", ca_key, ca=True)
+    with open(os.path.join(out, "root-ca.pem"), "w") as f:
+        f.write(pem(ca))
+    provider = cert("Provider chain", ec.generate_private_key(ec.SECP256R1()))
+    with open(os.path.join(out, "provider.pem"), "w") as f:
+        f.write(pem(provider))
+    paa, rec = P + "service-type/paa", P + "service-status/recognized"
+    exc = f"<ds:Transform Algorithm=\"{EXC}\"/>"
+    for name, is_ca in [("ca-intermediate", True), ("non-ca-intermediate", False)]:
+        mid_key = ec.generate_private_key(ec.SECP256R1())
+        mid = cert(f"Chain test intermediate ({name})", mid_key, ca, ca_key, ca=is_ca)
+        key = ec.generate_private_key(ec.SECP256R1())
+        signer = cert(f"Chain test list signer ({name})", key, mid, mid_key)
+        path = os.path.join(out, f"{name}.xml")
+        with open(path, "w") as f:
+            f.write(xmlsec_sign(tsl(1, [service(paa, rec, [provider])]), keyfile(f"{name}.pem", key),
+                                [signer, mid], "ecdsa-sha256", FILTER2 + exc))
+        if is_ca:
+            xmlsec_verify(path, certfile("chain-ca.pem", ca))
+        payload = lote("http://uri.etsi.org/19602/LoTEType/EUPIDProvidersList",
+                       [("http://uri.etsi.org/19602/SvcType/PID/Issuance", [provider])])
+        with open(os.path.join(out, f"{name}.jwt"), "w") as f:
+            f.write(jws(payload, key, [signer, mid], "ES256"))
+
+
 def lote(lote_type, services, seq=1, operator=({"lang": "en", "value": "agegate tests"},),
          territory="EU"):
     def svc(type_, certs, history=()):
@@ -377,5 +412,7 @@ if __name__ == "__main__":
         refresh_pair()
     elif sys.argv[1:] == ["--split"]:
         split_values()
+    elif sys.argv[1:] == ["--chain"]:
+        chains()
     else:
         main()

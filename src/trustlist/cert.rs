@@ -106,9 +106,11 @@ pub struct SignerCert {
     /// How its issuer signed it; None when the algorithm is not one agegate checks.
     signed_with: Option<(Scheme, Hash)>,
     signature: Vec<u8>,
+    /// basicConstraints says cA: it may stand between a signer and the pinned one.
+    is_ca: bool,
     pub key: PublicKey,
     /// The subject's organizationName (O) and countryName (C) values, for the list
-    /// signer's name check (docs/trust.md#what-agegate-checks-in-a-trusted-list).
+    /// signer's name check (docs/wallets.md#what-agegate-checks-in-a-trusted-list).
     pub organizations: Vec<String>,
     pub countries: Vec<String>,
 }
@@ -173,6 +175,7 @@ impl SignerCert {
                 .as_bytes()
                 .ok_or("signature has unused bits")?
                 .to_vec(),
+            is_ca: crate::mdoc::x509::is_ca(der),
             key,
             organizations: name_values(&tbs_cert.subject, ORGANIZATION_NAME),
             countries: name_values(&tbs_cert.subject, COUNTRY_NAME),
@@ -204,11 +207,15 @@ pub enum ChainError {
     Untrusted,
     #[error("signer's chain has a certificate that is not valid now")]
     NotValidNow,
+    #[error("signer's chain has an intermediate that is not a CA")]
+    IntermediateNotCa,
 }
 
 /// Checks that `chain[0]` (the signer) is a pinned certificate, or is signed by one, or
 /// by `chain[1]` which is in turn…, each certificate on the way valid at `now` (a
-/// pinned certificate too: an expired pin is the operator's to renew).
+/// pinned certificate too: an expired pin is the operator's to renew), and each between
+/// the signer and the pinned one a CA (else any certificate the pinned CA issued, a
+/// TLS server's say, could vouch for a list signer).
 pub fn check_chain(
     chain: &[SignerCert],
     pinned: &[SignerCert],
@@ -235,6 +242,10 @@ pub fn check_chain(
             .skip(1)
             .find(|c| current.is_signed_by(c) && c.der != current.der)
             .ok_or(ChainError::Untrusted)?;
+        // The pinned one itself is the operator's choice, CA or not.
+        if !current.is_ca && !pinned.iter().any(|p| p.der == current.der) {
+            return Err(ChainError::IntermediateNotCa);
+        }
         let _ = step;
     }
     Err(ChainError::Untrusted)

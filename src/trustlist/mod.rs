@@ -26,6 +26,8 @@ pub mod tsl;
 pub mod xmldsig;
 
 #[cfg(test)]
+mod chain_tests;
+#[cfg(test)]
 mod lote_tests;
 #[cfg(test)]
 mod split_tests;

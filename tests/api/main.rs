@@ -52,6 +52,7 @@ pub mod schemathesis;
 mod site_api;
 mod sqlite_faults;
 mod status_cache;
+mod trust_chains;
 mod trust_lists;
 mod trust_refresh;
 mod trust_refusals;
