@@ -1,7 +1,13 @@
 //! The HTTP/1 accept loop, with the protections a public server needs and no flag
 //! controls: a cap on open connections, a deadline for a request's headers (a slow
 //! client cannot hold a connection forever; bodies have theirs in the router), and
-//! graceful shutdown that lets in-flight requests finish.
+//! graceful shutdown that lets in-flight requests finish; and a connection that stays
+//! usable, or says it closes, after an answer given before the request's body was read
+//! (`unread`).
+
+mod unread;
+
+pub use unread::{Watched, DRAIN_LIMIT};
 
 use axum::extract::{ConnectInfo, Request};
 use axum::response::Response;
@@ -31,7 +37,10 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 /// waits for the connections' in-flight requests.
 pub async fn serve<S>(listener: TcpListener, service: S, shutdown: CancellationToken)
 where
-    S: Service<Request<Incoming>, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S: Service<Request<Watched<Incoming>>, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
     S::Future: Send + 'static,
 {
     serve_each(listener, move |_| service.clone(), shutdown).await
@@ -55,7 +64,10 @@ async fn serve_each<S>(
     router_for: impl Fn(SocketAddr) -> S,
     shutdown: CancellationToken,
 ) where
-    S: Service<Request<Incoming>, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S: Service<Request<Watched<Incoming>>, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
     S::Future: Send + 'static,
 {
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
@@ -88,7 +100,7 @@ async fn serve_each<S>(
         };
         let (stream, peer) = stream;
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router_for(peer));
+        let service = TowerToHyperService::new(unread::Settled(router_for(peer)));
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             // Errors here are the client's (reset, timeout, malformed HTTP): nothing to do.

@@ -161,6 +161,11 @@ mod tests {
     }
 
     #[test]
+    fn the_accept_loop_drains_no_more_than_a_route_reads() {
+        assert_eq!(crate::server::DRAIN_LIMIT, BODY_LIMIT as u64);
+    }
+
+    #[test]
     fn json_content_types_are_recognised() {
         assert!(is_json(&headers("application/json")));
         assert!(is_json(&headers("Application/JSON; charset=utf-8")));

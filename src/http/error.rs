@@ -184,6 +184,7 @@ impl From<AnswerError> for ApiError {
             AnswerError::Refused(reason) => ApiError::Refused(reason),
             AnswerError::DcApi(refusal) => ApiError::DcApi(refusal),
             AnswerError::Busy => ApiError::Client(ErrorCode::ZkBusy),
+            e @ AnswerError::CheckPanicked => ApiError::Internal(Box::new(e)),
             AnswerError::Store(e) => e.into(),
         }
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::domain::{ZkOffer, ZkPolicy};
 
 pub use agegate_zk::{CircuitInfo, PublicInputs, ZkCircuit};
-pub use pool::{PoolFull, ZkPool};
+pub use pool::{PoolFull, RunError, ZkPool};
 
 /// The circuits loaded at start, each parsed once and shared by every check.
 #[derive(Debug, Default)]
@@ -107,10 +107,9 @@ impl Zk {
         if circuits.is_empty() {
             return None;
         }
-        Some(Arc::new(Self {
-            circuits,
-            pool: ZkPool::new(workers),
-        }))
+        let pool = ZkPool::new(workers);
+        test_panics(&pool);
+        Some(Arc::new(Self { circuits, pool }))
     }
 }
 
@@ -125,6 +124,23 @@ impl Zk {
             .collect();
         ZkOffer::new(policy, circuits)
     }
+}
+
+/// Internal, for the integration tests only: in debug builds (what `cargo test` runs),
+/// `AGEGATE_TEST_ZK_PANICS=N` makes the pool's next N proof checks panic, to show that a
+/// panicking check costs its answer a 500 and the pool none of its strength. Release
+/// builds (every build meant to serve) compile this out, so no environment can turn it
+/// on there; it is deliberately not a flag (docs/zk.md#the-proof-pool).
+fn test_panics(pool: &ZkPool) {
+    #[cfg(debug_assertions)]
+    if let Some(n) = std::env::var("AGEGATE_TEST_ZK_PANICS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        pool.panic_next(n);
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = pool;
 }
 
 /// The default of `--zk-workers`: the number of cores.

@@ -7,7 +7,14 @@
 //! (BENCHMARKS.md#measured-design-choices, `bench/zk.sh`: with the pool full on one core
 //! the gateway page's p99 was 2.09× idle under the default policy, 1.06× under this one).
 
-use crossbeam_channel::{Sender, TrySendError};
+//!
+//! A check that panics ends its worker thread; the worker's guard starts a fresh one in
+//! its place while the panic unwinds, so the pool stays at full strength, and the check's
+//! caller is told it failed (a 500), never that the pool is full.
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
@@ -15,60 +22,162 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 pub struct ZkPool {
     jobs: Sender<Job>,
     workers: usize,
+    /// Checks running or waiting; at most twice `workers`. Counted apart from the queue,
+    /// so a check waits whether or not a worker has yet taken the one before it.
+    in_flight: Arc<AtomicUsize>,
+    /// The test hook's checks still to panic (see [`ZkPool::panic_next`]).
+    panics: Arc<AtomicU32>,
+}
+
+/// A check's place in the pool, given back when it ends, also by a panic.
+struct Place(Arc<AtomicUsize>);
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The pool and its queue are full.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PoolFull;
 
+/// Why a check gave no result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunError {
+    /// Every worker was busy and as many checks waited; nothing ran.
+    Full,
+    /// The check panicked; its worker was replaced.
+    Panicked,
+}
+
+impl From<PoolFull> for RunError {
+    fn from(_: PoolFull) -> Self {
+        RunError::Full
+    }
+}
+
 impl ZkPool {
     /// `workers` threads (at least one) and a queue as long.
     pub fn new(workers: usize) -> Self {
         let workers = workers.max(1);
-        let (jobs, rx) = crossbeam_channel::bounded::<Job>(workers);
+        // Never full: `in_flight` admits at most this many.
+        let (jobs, rx) = crossbeam_channel::bounded::<Job>(2 * workers);
+        let panics = Arc::new(AtomicU32::new(0));
         for i in 0..workers {
-            let rx = rx.clone();
-            std::thread::Builder::new()
-                .name(format!("zk-{i}"))
-                .spawn(move || {
-                    run_when_idle();
-                    while let Ok(job) = rx.recv() {
-                        job();
-                    }
-                })
-                .expect("spawn a ZK worker thread");
+            // At start a failure to spawn is fatal, as any other resource the server lacks.
+            spawn_worker(i, rx.clone(), panics.clone()).expect("spawn a ZK worker thread");
         }
-        Self { jobs, workers }
+        Self {
+            jobs,
+            workers,
+            in_flight: Arc::new(AtomicUsize::new(0)),
+            panics,
+        }
     }
 
     pub fn workers(&self) -> usize {
         self.workers
     }
 
+    /// Whether every worker is busy and the queue is full: a check submitted now would
+    /// be refused. Read before an answer's body is, to turn a proof away unread.
+    pub fn is_full(&self) -> bool {
+        self.in_flight.load(Ordering::SeqCst) >= 2 * self.workers
+    }
+
+    /// Test hook: the next `n` jobs panic in their worker instead of running. Reached only
+    /// through `AGEGATE_TEST_ZK_PANICS`, which debug builds alone read (`crate::zk::Zk::new`).
+    pub fn panic_next(&self, n: u32) {
+        self.panics.store(n, Ordering::SeqCst);
+    }
+
     /// Queues `f` for a worker, or `PoolFull` at once when every worker is busy and the
-    /// queue is full; the receiver yields its result.
+    /// queue is full; the receiver yields its result, or fails if `f` panicked.
     pub fn submit<R, F>(&self, f: F) -> Result<tokio::sync::oneshot::Receiver<R>, PoolFull>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        let capacity = 2 * self.workers;
+        self.in_flight
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < capacity).then_some(n + 1)
+            })
+            .map_err(|_| PoolFull)?;
+        let place = Place(self.in_flight.clone());
         let (tx, rx) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move || {
-            let _ = tx.send(f());
+            let result = f();
+            // Free before the result is seen, so its caller may at once send another.
+            drop(place);
+            let _ = tx.send(result);
         });
         match self.jobs.try_send(job) {
             Ok(()) => Ok(rx),
+            // Dropping the job gave its place back.
             Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => Err(PoolFull),
         }
     }
 
     /// Runs `f` on a worker and awaits its result (see [`ZkPool::submit`]).
-    pub async fn run<R, F>(&self, f: F) -> Result<R, PoolFull>
+    pub async fn run<R, F>(&self, f: F) -> Result<R, RunError>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.submit(f)?.await.map_err(|_| PoolFull)
+        // The sender is dropped unsent only while its job unwinds.
+        self.submit(f)?.await.map_err(|_| RunError::Panicked)
+    }
+}
+
+/// Starts worker `i` on the shared queue.
+fn spawn_worker(i: usize, rx: Receiver<Job>, panics: Arc<AtomicU32>) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name(format!("zk-{i}"))
+        .spawn(move || {
+            let _replace = Replacement {
+                i,
+                rx: rx.clone(),
+                panics: panics.clone(),
+            };
+            run_when_idle();
+            while let Ok(job) = rx.recv() {
+                let hooked = panics
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok();
+                if hooked {
+                    // Unwinding drops the job unrun, as a panic inside the check would.
+                    panic!("ZK test hook: a proof check panics (AGEGATE_TEST_ZK_PANICS)");
+                }
+                job();
+            }
+        })
+        .map(drop)
+}
+
+/// A worker's guard: dropped while its thread unwinds from a panic, it starts the worker
+/// that takes the thread's place. (A thread that ends because the pool is gone does not.)
+struct Replacement {
+    i: usize,
+    rx: Receiver<Job>,
+    panics: Arc<AtomicU32>,
+}
+
+impl Drop for Replacement {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        tracing::error!(
+            worker = self.i,
+            "a ZK proof check panicked; its worker is replaced"
+        );
+        let spawned = spawn_worker(self.i, self.rx.clone(), self.panics.clone());
+        if let Err(e) = spawned {
+            // Nothing more to do from a dying thread: the pool is a worker short.
+            tracing::error!(error = %e, "could not replace a ZK worker");
+        }
     }
 }
 
@@ -145,6 +254,59 @@ mod tests {
         release.send(()).unwrap();
         assert_eq!(busy.await.unwrap(), 1);
         assert_eq!(queued.await.unwrap(), 2);
+        assert_eq!(pool.run(|| 7).await, Ok(7));
+    }
+
+    /// Holds `n` jobs running at once on `pool`, each started before any is released;
+    /// returns what releases them and their receivers.
+    fn hold(pool: &ZkPool, n: usize) -> (crossbeam_channel::Sender<()>, Vec<Receiver<usize>>) {
+        let (release, wait) = crossbeam_channel::unbounded::<()>();
+        let (started_tx, started) = crossbeam_channel::unbounded::<()>();
+        let running = (0..n)
+            .map(|i| {
+                let (wait, started_tx) = (wait.clone(), started_tx.clone());
+                pool.submit(move || {
+                    started_tx.send(()).unwrap();
+                    // Released when the sender is dropped.
+                    let _ = wait.recv();
+                    i
+                })
+                .unwrap()
+            })
+            .collect();
+        for _ in 0..n {
+            started
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .expect("every worker takes a job at once");
+        }
+        (release, running)
+    }
+
+    type Receiver<T> = tokio::sync::oneshot::Receiver<T>;
+
+    #[tokio::test]
+    async fn a_check_that_panics_fails_alone_and_the_pool_keeps_its_full_strength() {
+        let pool = ZkPool::new(2);
+        // More panics than workers: without replacements no worker would be left.
+        pool.panic_next(5);
+        for _ in 0..5 {
+            assert_eq!(pool.run(|| 1).await, Err(RunError::Panicked));
+        }
+        // Two checks run at once, two wait, the fifth is turned away: full strength.
+        let (release, running) = hold(&pool, 2);
+        let queued: Vec<_> = (0..2)
+            .map(|i| pool.submit(move || 10 + i).unwrap())
+            .collect();
+        assert!(pool.is_full());
+        assert_eq!(pool.submit(|| 0).err(), Some(PoolFull));
+        drop(release);
+        for (i, r) in running.into_iter().enumerate() {
+            assert_eq!(r.await.unwrap(), i);
+        }
+        for (i, r) in queued.into_iter().enumerate() {
+            assert_eq!(r.await.unwrap(), 10 + i);
+        }
+        assert!(!pool.is_full());
         assert_eq!(pool.run(|| 7).await, Ok(7));
     }
 }

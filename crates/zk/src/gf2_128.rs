@@ -27,94 +27,99 @@ pub(crate) fn clmul(job: Job<'_>) -> (u128, u128) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("pclmulqdq") {
-            return clmul_pclmul(job);
+            // SAFETY: the CPU was just seen to have PCLMULQDQ, the one feature
+            // `clmul_pclmul` needs beyond x86_64's baseline (SSE2).
+            #[allow(unsafe_code)]
+            return unsafe { clmul_pclmul(job) };
         }
     }
     clmul_portable(job)
 }
 
-/// The one function of the crate that uses `unsafe`: PCLMULQDQ, called only after the CPU
-/// was seen to have it (`clmul` checks). Karatsuba: three 64×64 products per pair.
+/// PCLMULQDQ: Karatsuba, three 64×64 carry-less products per pair.
+///
+/// # Safety
+///
+/// The CPU must have PCLMULQDQ (check with `is_x86_feature_detected!("pclmulqdq")`):
+/// on one without it the instruction is undefined behaviour, which is why this is an
+/// `unsafe fn` and not a safe one that trusts its callers to check. SSE2 is part of
+/// x86_64.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-fn clmul_pclmul(job: Job<'_>) -> (u128, u128) {
+#[target_feature(enable = "pclmulqdq,sse2")]
+unsafe fn clmul_pclmul(job: Job<'_>) -> (u128, u128) {
     use core::arch::x86_64::{
         __m128i, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
         _mm_slli_si128, _mm_srli_si128, _mm_storeu_si128, _mm_unpackhi_epi64, _mm_xor_si128,
     };
-    #[target_feature(enable = "pclmulqdq,sse2")]
-    unsafe fn inner(job: Job<'_>) -> (u128, u128) {
-        let load = |v: &u128| _mm_loadu_si128((v as *const u128).cast::<__m128i>());
-        let store = |v: __m128i| {
-            let mut out = 0u128;
-            _mm_storeu_si128((&mut out as *mut u128).cast::<__m128i>(), v);
-            out
-        };
-        // (x0·y0, x1·y1, (x0+x1)(y0+y1)) of one pair.
-        let parts = |x: __m128i, y: __m128i| {
-            let xk = _mm_xor_si128(x, _mm_unpackhi_epi64(x, x));
-            let yk = _mm_xor_si128(y, _mm_unpackhi_epi64(y, y));
-            (
-                _mm_clmulepi64_si128::<0x00>(x, y),
-                _mm_clmulepi64_si128::<0x11>(x, y),
-                _mm_clmulepi64_si128::<0x00>(xk, yk),
-            )
-        };
-        let join = |lo: __m128i, hi: __m128i, kara: __m128i| {
-            let (lo, hi) = (store(lo), store(hi));
-            let mid = store(kara) ^ lo ^ hi;
-            (lo ^ (mid << 64), hi ^ (mid >> 64))
-        };
-        // One reduced product, in registers: join the Karatsuba parts, then fold the high
-        // half in with two products by x^7+x^2+x+1 (the first fold's 7-bit spill, then the rest).
-        let poly = _mm_set_epi64x(0, 0x87);
-        let product = |x: __m128i, y: __m128i| {
-            let (lo, hi, kara) = parts(x, y);
-            let mid = _mm_xor_si128(kara, _mm_xor_si128(lo, hi));
-            let lo = _mm_xor_si128(lo, _mm_slli_si128::<8>(mid));
-            let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(mid));
-            let top = _mm_clmulepi64_si128::<0x01>(hi, poly);
-            let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(top));
-            let low = _mm_clmulepi64_si128::<0x00>(hi, poly);
-            store(_mm_xor_si128(
-                _mm_xor_si128(lo, low),
-                _mm_slli_si128::<8>(top),
-            ))
-        };
-        match job {
-            Job::Dot(a, b) => {
-                let (mut lo, mut hi, mut kara) = (
-                    _mm_setzero_si128(),
-                    _mm_setzero_si128(),
-                    _mm_setzero_si128(),
-                );
-                for (x, y) in a.iter().zip(b) {
-                    let (l, h, k) = parts(load(&x.0), load(&y.0));
-                    lo = _mm_xor_si128(lo, l);
-                    hi = _mm_xor_si128(hi, h);
-                    kara = _mm_xor_si128(kara, k);
-                }
-                join(lo, hi, kara)
+    // Every load and store is of a u128 this function borrows or owns; loadu and storeu
+    // allow any alignment.
+    let load = |v: &u128| _mm_loadu_si128((v as *const u128).cast::<__m128i>());
+    let store = |v: __m128i| {
+        let mut out = 0u128;
+        _mm_storeu_si128((&mut out as *mut u128).cast::<__m128i>(), v);
+        out
+    };
+    // (x0·y0, x1·y1, (x0+x1)(y0+y1)) of one pair.
+    let parts = |x: __m128i, y: __m128i| {
+        let xk = _mm_xor_si128(x, _mm_unpackhi_epi64(x, x));
+        let yk = _mm_xor_si128(y, _mm_unpackhi_epi64(y, y));
+        (
+            _mm_clmulepi64_si128::<0x00>(x, y),
+            _mm_clmulepi64_si128::<0x11>(x, y),
+            _mm_clmulepi64_si128::<0x00>(xk, yk),
+        )
+    };
+    let join = |lo: __m128i, hi: __m128i, kara: __m128i| {
+        let (lo, hi) = (store(lo), store(hi));
+        let mid = store(kara) ^ lo ^ hi;
+        (lo ^ (mid << 64), hi ^ (mid >> 64))
+    };
+    // One reduced product, in registers: join the Karatsuba parts, then fold the high
+    // half in with two products by x^7+x^2+x+1 (the first fold's 7-bit spill, then the rest).
+    let poly = _mm_set_epi64x(0, 0x87);
+    let product = |x: __m128i, y: __m128i| {
+        let (lo, hi, kara) = parts(x, y);
+        let mid = _mm_xor_si128(kara, _mm_xor_si128(lo, hi));
+        let lo = _mm_xor_si128(lo, _mm_slli_si128::<8>(mid));
+        let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(mid));
+        let top = _mm_clmulepi64_si128::<0x01>(hi, poly);
+        let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(top));
+        let low = _mm_clmulepi64_si128::<0x00>(hi, poly);
+        store(_mm_xor_si128(
+            _mm_xor_si128(lo, low),
+            _mm_slli_si128::<8>(top),
+        ))
+    };
+    match job {
+        Job::Dot(a, b) => {
+            let (mut lo, mut hi, mut kara) = (
+                _mm_setzero_si128(),
+                _mm_setzero_si128(),
+                _mm_setzero_si128(),
+            );
+            for (x, y) in a.iter().zip(b) {
+                let (l, h, k) = parts(load(&x.0), load(&y.0));
+                lo = _mm_xor_si128(lo, l);
+                hi = _mm_xor_si128(hi, h);
+                kara = _mm_xor_si128(kara, k);
             }
-            Job::Scale(v, s) => {
-                let s = load(&s.0);
-                for x in v.iter_mut() {
-                    x.0 = product(load(&x.0), s);
-                }
-                (0, 0)
+            join(lo, hi, kara)
+        }
+        Job::Scale(v, s) => {
+            let s = load(&s.0);
+            for x in v.iter_mut() {
+                x.0 = product(load(&x.0), s);
             }
-            Job::Mul(a, b) => {
-                for (x, y) in a.iter_mut().zip(b) {
-                    x.0 = product(load(&x.0), load(&y.0));
-                }
-                (0, 0)
+            (0, 0)
+        }
+        Job::Mul(a, b) => {
+            for (x, y) in a.iter_mut().zip(b) {
+                x.0 = product(load(&x.0), load(&y.0));
             }
+            (0, 0)
         }
     }
-    // SAFETY: the caller checked at run time that the CPU has PCLMULQDQ (SSE2 is part of
-    // x86_64); every load and store is of a u128 the function borrows or owns (unaligned
-    // access is allowed by loadu/storeu).
-    unsafe { inner(job) }
 }
 
 fn clmul_64_portable(a: u64, b: u64) -> u128 {

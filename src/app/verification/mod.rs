@@ -89,6 +89,10 @@ pub enum AnswerError {
     /// Every proof checker is busy and as many checks wait: try again in a moment.
     #[error("the zero-knowledge proof checks are all busy")]
     Busy,
+    /// The proof check panicked (a fault of ours, logged by the pool; its worker was
+    /// replaced). Nothing was written.
+    #[error("the zero-knowledge proof check panicked")]
+    CheckPanicked,
     #[error(transparent)]
     Store(#[from] StoreError),
 }

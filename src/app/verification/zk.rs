@@ -9,7 +9,7 @@ use super::{AnswerError, Opened};
 use crate::domain::PresentationRequest;
 use crate::mdoc::zk::{self, ZkChecked, ZkExpected};
 use crate::mdoc::{AgeProof, PresentationError};
-use crate::zk::Zk;
+use crate::zk::{RunError, Zk};
 
 /// An answer that passed every check, with the circuit its proof was checked against
 /// when it was a zero-knowledge one.
@@ -62,10 +62,14 @@ impl Answering<'_> {
             let verdict = checked.verify(&circuit, &transcript);
             (checked, verdict, started.elapsed())
         };
-        let Ok((checked, verdict, took)) = zk.pool.run(job).await else {
-            tracing::info!(invite_id = %self.id, "zero-knowledge proof pool full");
-            self.count(kind, "busy");
-            return Err(AnswerError::Busy);
+        let (checked, verdict, took) = match zk.pool.run(job).await {
+            Ok(done) => done,
+            Err(RunError::Full) => {
+                tracing::info!(invite_id = %self.id, "zero-knowledge proof pool full");
+                self.count(kind, "busy");
+                return Err(AnswerError::Busy);
+            }
+            Err(RunError::Panicked) => return Err(AnswerError::CheckPanicked),
         };
         self.metrics.zk_verify_seconds.observe(took.as_secs_f64());
         verdict.map_err(|reason| self.refuse(Some(checked.kind), reason))?;

@@ -14,9 +14,11 @@ use tempfile::TempDir;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+mod raw;
 mod serve;
 mod wait;
 
+pub use raw::RawConnection;
 pub use serve::{agegate, cli_site, run_cli, serve_outcome, temp_db, ServerProcess, TestDb};
 pub use wait::{eventually, poll, poll_blocking};
 
