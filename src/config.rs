@@ -41,6 +41,10 @@ pub struct Settings {
     pub trust_refresh: Duration,
     /// `--eu-av-wallet-scheme`: the scheme of the same-device link (`av`).
     pub wallet_scheme: String,
+    /// `--signed-wallet-scheme`: the by-reference link's scheme.
+    pub signed_wallet_scheme: String,
+    /// `--wallet-links`: which links the gateway page shows.
+    pub wallet_links: crate::domain::presentation::WalletLinks,
     /// How long a webhook attempt may take (no flag: see [`webhook_timeout`]).
     pub webhook_timeout: Duration,
     /// Signs the Digital Credentials API requests (docs/dc-api.md#signed-and-unsigned-requests); `None`: unsigned.
@@ -69,6 +73,9 @@ impl Settings {
             trust: crate::trust::TrustHandle::none(),
             trust_refresh: Duration::from_secs(3600),
             wallet_scheme: crate::domain::presentation::DEFAULT_WALLET_SCHEME.to_owned(),
+            signed_wallet_scheme: crate::domain::presentation::DEFAULT_SIGNED_WALLET_SCHEME
+                .to_owned(),
+            wallet_links: crate::domain::presentation::WalletLinks::Both,
             dc_api_signer: None,
             webhook_lease: crate::webhooks::worker::DEFAULT_LEASE,
             webhook_timeout: crate::webhooks::client::DEFAULT_TIMEOUT,
@@ -152,27 +159,73 @@ pub fn load_dc_api_signer(
 ) -> Result<RequestSigner, String> {
     let (key_shown, cert_shown) = (key_path.display(), cert_path.display());
     let key_pem = std::fs::read_to_string(key_path)
-        .map_err(|e| format!("cannot read DC API signing key '{key_shown}': {e}"))?;
+        .map_err(|e| format!("cannot read request signing key '{key_shown}': {e}"))?;
     let cert_pem = std::fs::read_to_string(cert_path)
-        .map_err(|e| format!("cannot read DC API signing certificate '{cert_shown}': {e}"))?;
+        .map_err(|e| format!("cannot read request signing certificate '{cert_shown}': {e}"))?;
     let signer = crate::dcapi::signer_from_pem(&key_pem, &cert_pem).map_err(|e| match e {
-        SignerFileError::Key(why) => format!("DC API signing key '{key_shown}': {why}"),
-        SignerFileError::Chain(why) => format!("DC API signing certificate '{cert_shown}': {why}"),
+        SignerFileError::Key(why) => format!("request signing key '{key_shown}': {why}"),
+        SignerFileError::Chain(why) => format!("request signing certificate '{cert_shown}': {why}"),
         SignerFileError::Mismatch => format!(
-            "DC API signing key '{key_shown}' does not match the leaf certificate of \
+            "request signing key '{key_shown}' does not match the leaf certificate of \
              '{cert_shown}'"
         ),
     })?;
     let (not_before, not_after) = signer.leaf_validity();
     if now < not_before || now > not_after {
         return Err(format!(
-            "DC API signing certificate '{cert_shown}': the leaf certificate is not valid now \
+            "request signing certificate '{cert_shown}': the leaf certificate is not valid now \
              (valid from {} until {})",
             crate::clock::rfc3339(not_before),
             crate::clock::rfc3339(not_after)
         ));
     }
     Ok(signer)
+}
+
+/// `--verifier-info`: a JSON array of OpenID4VP 1.0 `verifier_info` objects, each with a
+/// string `format` and a `data`, and optionally `credential_ids` (an array of strings).
+/// The array is kept as read, to be put verbatim into signed requests; anything else is
+/// one line naming the file.
+pub fn load_verifier_info(path: &Path) -> Result<serde_json::Value, String> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read verifier info '{shown}': {e}"))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("verifier info '{shown}' is not JSON: {e}"))?;
+    check_verifier_info(&value).map_err(|why| format!("verifier info '{shown}': {why}"))?;
+    Ok(value)
+}
+
+fn check_verifier_info(value: &serde_json::Value) -> Result<(), String> {
+    let items = value
+        .as_array()
+        .ok_or("not a JSON array of verifier_info objects")?;
+    for (i, item) in items.iter().enumerate() {
+        let n = i + 1;
+        let object = item
+            .as_object()
+            .ok_or_else(|| format!("entry {n} is not a JSON object"))?;
+        if !object
+            .get("format")
+            .is_some_and(serde_json::Value::is_string)
+        {
+            return Err(format!("entry {n} has no string \"format\""));
+        }
+        if !object.contains_key("data") {
+            return Err(format!("entry {n} has no \"data\""));
+        }
+        if let Some(ids) = object.get("credential_ids") {
+            let strings = ids
+                .as_array()
+                .is_some_and(|ids| ids.iter().all(serde_json::Value::is_string));
+            if !strings {
+                return Err(format!(
+                    "entry {n}'s \"credential_ids\" is not an array of strings"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -213,6 +266,27 @@ mod tests {
         let short = Duration::from_secs(2);
         assert_eq!(parse_lease_for("3s", short), Ok(Duration::from_secs(3)));
         assert!(parse_lease_for("2s", short).is_err());
+    }
+
+    #[test]
+    fn verifier_info_is_an_array_of_objects_with_format_and_data() {
+        let ok = serde_json::json!([
+            {"format": "registration_cert", "data": "eyJ...", "credential_ids": ["pid"]},
+            {"format": "x", "data": {"a": 1}},
+        ]);
+        assert_eq!(check_verifier_info(&ok), Ok(()));
+        assert_eq!(check_verifier_info(&serde_json::json!([])), Ok(()));
+        for bad in [
+            serde_json::json!({"format": "x", "data": 1}),
+            serde_json::json!(["x"]),
+            serde_json::json!([{"data": 1}]),
+            serde_json::json!([{"format": 1, "data": 1}]),
+            serde_json::json!([{"format": "x"}]),
+            serde_json::json!([{"format": "x", "data": 1, "credential_ids": "pid"}]),
+            serde_json::json!([{"format": "x", "data": 1, "credential_ids": [1]}]),
+        ] {
+            assert!(check_verifier_info(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -120,6 +120,8 @@ impl Application {
             deliveries: deliveries.clone(),
             trust: settings.trust.clone(),
             wallet_scheme: settings.wallet_scheme.clone(),
+            signed_wallet_scheme: settings.signed_wallet_scheme.clone(),
+            wallet_links: settings.wallet_links,
             dc_api_signer: settings.dc_api_signer.clone(),
             zk: settings.zk.clone(),
             rate_limit: settings.rate_limit,

@@ -8,5 +8,6 @@ pub mod invites;
 pub mod keys;
 pub mod sites;
 pub mod verification;
+pub mod wallet_requests;
 
 pub use sites::{create_site, CreatedSite, SiteError, SiteSettings};

@@ -13,6 +13,7 @@ use crate::store::{self, DatabaseUrl};
 use crate::trust::TrustHandle;
 
 use super::headings::{CONSOLE, DATABASE, NETWORK, OBSERVABILITY, WALLETS, WEBHOOKS};
+use super::signing_args::SigningArgs;
 use super::trust_args::TrustArgs;
 use std::path::PathBuf;
 
@@ -134,27 +135,9 @@ pub struct Args {
     )]
     eu_av_wallet_scheme: String,
 
-    /// PEM file of the P-256 private key (PKCS#8 or SEC1) that signs the Digital
-    /// Credentials API requests, for verifiers registered with a wallet provider (Google
-    /// Wallet, Apple Wallet answer only signed requests); with --dc-api-signing-cert.
-    #[arg(
-        long,
-        env = "AGEGATE_DC_API_SIGNING_KEY",
-        value_name = "PATH",
-        requires = "dc_api_signing_cert",
-        help_heading = WALLETS
-    )]
-    dc_api_signing_key: Option<PathBuf>,
-
-    /// PEM file of that key's certificate chain, leaf first; with --dc-api-signing-key.
-    #[arg(
-        long,
-        env = "AGEGATE_DC_API_SIGNING_CERT",
-        value_name = "PATH",
-        requires = "dc_api_signing_key",
-        help_heading = WALLETS
-    )]
-    dc_api_signing_cert: Option<PathBuf>,
+    /// The signing identity of wallet requests, `--verifier-info` and the wallet links.
+    #[command(flatten)]
+    signing: SigningArgs,
 
     /// Directory of Longfellow circuit files (versions 6 and 7, recognised by their SHA-256):
     /// with it, wallets may answer with a zero-knowledge proof of age
@@ -255,18 +238,15 @@ pub async fn run(args: Args, database_url: &DatabaseUrl) -> anyhow::Result<()> {
     let loaded = trust.current();
     let kinds_log = loaded.kinds_summary();
     let wallet_on = !loaded.anchors.on().is_empty();
-    let dc_api_signer = match (&args.dc_api_signing_key, &args.dc_api_signing_cert) {
-        (Some(key), Some(cert)) => {
-            Some(load_dc_api_signer(key, cert, SystemClock.now()).map_err(anyhow::Error::msg)?)
-        }
-        _ => None,
-    };
+    let (dc_api_signer, signer_warning) = load_signer(&args.signing)?;
     let dc_api_log = dc_api_summary(wallet_on, dc_api_signer.as_ref());
     let (zk, zk_log) = load_zk(args.zk_circuits.as_deref(), args.zk_workers)?;
     let settings = Settings {
         trust: trust.clone(),
         trust_refresh: args.trust_refresh,
         wallet_scheme: args.eu_av_wallet_scheme.clone(),
+        signed_wallet_scheme: args.signing.signed_wallet_scheme().to_owned(),
+        wallet_links: args.signing.wallet_links(dc_api_signer.is_some()),
         dc_api_signer,
         webhook_lease: args.webhook_lease,
         webhook_timeout: crate::config::webhook_timeout(),
@@ -313,6 +293,9 @@ pub async fn run(args: Args, database_url: &DatabaseUrl) -> anyhow::Result<()> {
         tracing::info!("wallet link scheme {}://", args.eu_av_wallet_scheme);
     }
     tracing::info!("{dc_api_log}");
+    if let Some(warning) = signer_warning {
+        tracing::warn!("{warning}");
+    }
     for line in zk_log {
         tracing::info!("{line}");
     }
@@ -350,6 +333,35 @@ fn load_zk(
         ),
     });
     Ok((zk, lines))
+}
+
+/// The signing identity (`--request-signing-key`/`-cert` or their older names) with
+/// `--verifier-info`, and the one warning a self-signed leaf gets. A file at fault stops
+/// the start with one line naming it.
+fn load_signer(
+    args: &SigningArgs,
+) -> anyhow::Result<(Option<crate::dcapi::RequestSigner>, Option<String>)> {
+    let verifier_info = args
+        .verifier_info()
+        .map(|path| crate::config::load_verifier_info(path))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let Some((key, cert)) = args.identity() else {
+        return Ok((None, None));
+    };
+    let signer = load_dc_api_signer(key, cert, SystemClock.now()).map_err(anyhow::Error::msg)?;
+    let warning = signer.self_signed_leaf().then(|| {
+        format!(
+            "request signing certificate '{}': the leaf is self-signed; wallets that follow \
+             HAIP 1.0 (EUDI wallets, Multipaz) refuse its requests",
+            cert.display()
+        )
+    });
+    let signer = match verifier_info {
+        Some(info) => signer.with_verifier_info(info),
+        None => signer,
+    };
+    Ok((Some(signer), warning))
 }
 
 /// The start-up line about the Digital Credentials API channel (docs/dc-api.md#when-it-is-on).

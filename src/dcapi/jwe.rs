@@ -1,9 +1,10 @@
 //! JWE compact serialization with `alg` ECDH-ES (direct key agreement, RFC 7518 section 4.6)
-//! and `enc` A128GCM (RFC 7518 section 5.3): the encrypted OpenID4VP response of `dc_api.jwt`.
-//! Nothing else is accepted, so no algorithm can be chosen by the sender.
+//! and `enc` A128GCM or A256GCM (RFC 7518 section 5.3): the encrypted OpenID4VP response
+//! of `dc_api.jwt` (A128GCM) and of `direct_post.jwt` (as the request offered). Nothing
+//! else is accepted, so no algorithm can be chosen by the sender.
 
 use aes_gcm::aead::{Aead, KeyInit, Payload};
-use aes_gcm::{Aes128Gcm, Nonce};
+use aes_gcm::{Aes128Gcm, Aes256Gcm, Nonce};
 use p256::ecdh::diffie_hellman;
 use p256::elliptic_curve::rand_core::CryptoRngCore;
 use p256::{NonZeroScalar, PublicKey};
@@ -15,7 +16,38 @@ use super::{b64url_decode, MAX_RESPONSE_LEN};
 use crate::jose::{b64url, Jwk, JwkError};
 
 pub const ALG: &str = "ECDH-ES";
+/// The content encryption of `dc_api.jwt` answers.
 pub const ENC: &str = "A128GCM";
+
+/// A content encryption a request may offer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enc {
+    A128Gcm,
+    A256Gcm,
+}
+
+impl Enc {
+    /// Every one, in the order requests list them.
+    pub const ALL: [Enc; 2] = [Enc::A128Gcm, Enc::A256Gcm];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Enc::A128Gcm => "A128GCM",
+            Enc::A256Gcm => "A256GCM",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Enc> {
+        Enc::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    fn key_len(self) -> usize {
+        match self {
+            Enc::A128Gcm => 16,
+            Enc::A256Gcm => 32,
+        }
+    }
+}
 const IV_LEN: usize = 12;
 const TAG_LEN: usize = 16;
 
@@ -32,7 +64,7 @@ pub enum JweError {
     HeaderNotJson,
     #[error("JWE alg is not ECDH-ES")]
     UnsupportedAlg,
-    #[error("JWE enc is not A128GCM")]
+    #[error("JWE enc is not one the request offered")]
     UnsupportedEnc,
     #[error("JWE header uses zip or crit, which are not supported")]
     UnsupportedHeader,
@@ -56,9 +88,19 @@ pub enum JweError {
     Decryption,
 }
 
-/// Decrypts `compact` with the request's key: the plaintext (the JWT claims JSON).
-/// A `kid` in the header is not consulted: only our key can produce a valid tag.
+/// Decrypts `compact` (enc A128GCM) with the request's key: the plaintext (the JWT
+/// claims JSON). A `kid` in the header is not consulted: only our key can produce a
+/// valid tag.
 pub fn decrypt(compact: &str, key: &ResponseKey) -> Result<Vec<u8>, JweError> {
+    decrypt_offered(compact, key, &[Enc::A128Gcm])
+}
+
+/// [`decrypt`] accepting any `enc` of `offered`.
+pub fn decrypt_offered(
+    compact: &str,
+    key: &ResponseKey,
+    offered: &[Enc],
+) -> Result<Vec<u8>, JweError> {
     if compact.len() > MAX_RESPONSE_LEN {
         return Err(JweError::TooLarge);
     }
@@ -81,9 +123,12 @@ pub fn decrypt(compact: &str, key: &ResponseKey) -> Result<Vec<u8>, JweError> {
     if header.get("alg").and_then(Value::as_str) != Some(ALG) {
         return Err(JweError::UnsupportedAlg);
     }
-    if header.get("enc").and_then(Value::as_str) != Some(ENC) {
-        return Err(JweError::UnsupportedEnc);
-    }
+    let enc = header
+        .get("enc")
+        .and_then(Value::as_str)
+        .and_then(Enc::parse)
+        .filter(|enc| offered.contains(enc))
+        .ok_or(JweError::UnsupportedEnc)?;
     if header.contains_key("zip") || header.contains_key("crit") {
         return Err(JweError::UnsupportedHeader);
     }
@@ -104,19 +149,21 @@ pub fn decrypt(compact: &str, key: &ResponseKey) -> Result<Vec<u8>, JweError> {
     }
 
     let shared = diffie_hellman(key.secret().to_nonzero_scalar(), epk.as_affine());
-    let cek = derive_cek(shared.raw_secret_bytes(), &apu, &apv);
+    let cek = derive_cek_for(enc, shared.raw_secret_bytes(), &apu, &apv);
     let mut sealed = ciphertext;
     sealed.extend_from_slice(&tag);
     // RFC 7516 section 5.2 step 14: the AAD is the protected header exactly as received.
-    Aes128Gcm::new(&cek.into())
-        .decrypt(
-            Nonce::from_slice(&iv),
-            Payload {
-                msg: &sealed,
-                aad: header_b64.as_bytes(),
-            },
-        )
-        .map_err(|_| JweError::Decryption)
+    let payload = Payload {
+        msg: &sealed,
+        aad: header_b64.as_bytes(),
+    };
+    let nonce = Nonce::from_slice(&iv);
+    match enc {
+        Enc::A128Gcm => Aes128Gcm::new_from_slice(&cek).map(|c| c.decrypt(nonce, payload)),
+        Enc::A256Gcm => Aes256Gcm::new_from_slice(&cek).map(|c| c.decrypt(nonce, payload)),
+    }
+    .map_err(|_| JweError::Decryption)?
+    .map_err(|_| JweError::Decryption)
 }
 
 /// Encrypts `plaintext` to `recipient` with a fresh ephemeral key and IV from `rng`,
@@ -135,8 +182,42 @@ pub fn encrypt(
     encrypt_with(&ephemeral, &iv, plaintext, recipient, kid, None)
 }
 
+/// [`encrypt`] with `enc` chosen (a wallet answering a request that offered it).
+pub fn encrypt_enc(
+    rng: &mut impl CryptoRngCore,
+    enc: Enc,
+    plaintext: &[u8],
+    recipient: &PublicKey,
+    kid: Option<&str>,
+) -> Result<String, JweError> {
+    let ephemeral = NonZeroScalar::random(&mut *rng);
+    let mut iv = [0u8; IV_LEN];
+    rng.fill_bytes(&mut iv);
+    seal(enc, &ephemeral, &iv, plaintext, recipient, kid, None)
+}
+
 /// [`encrypt`] with the ephemeral scalar, IV and optional (apu, apv) given.
 pub(crate) fn encrypt_with(
+    ephemeral: &NonZeroScalar,
+    iv: &[u8; IV_LEN],
+    plaintext: &[u8],
+    recipient: &PublicKey,
+    kid: Option<&str>,
+    party_info: Option<(&[u8], &[u8])>,
+) -> Result<String, JweError> {
+    seal(
+        Enc::A128Gcm,
+        ephemeral,
+        iv,
+        plaintext,
+        recipient,
+        kid,
+        party_info,
+    )
+}
+
+fn seal(
+    enc: Enc,
     ephemeral: &NonZeroScalar,
     iv: &[u8; IV_LEN],
     plaintext: &[u8],
@@ -150,7 +231,7 @@ pub(crate) fn encrypt_with(
     let epk = PublicKey::from_secret_scalar(ephemeral);
     let mut header = json!({
         "alg": ALG,
-        "enc": ENC,
+        "enc": enc.name(),
         "epk": Jwk(epk).to_members(),
     });
     if let Some(kid) = kid {
@@ -163,17 +244,19 @@ pub(crate) fn encrypt_with(
     }
     let header_b64 = b64url(header.to_string().as_bytes());
     let shared = diffie_hellman(ephemeral, recipient.as_affine());
-    let cek = derive_cek(shared.raw_secret_bytes(), apu, apv);
-    let sealed = Aes128Gcm::new(&cek.into())
-        .encrypt(
-            Nonce::from_slice(iv),
-            Payload {
-                msg: plaintext,
-                aad: header_b64.as_bytes(),
-            },
-        )
-        // AES-GCM refuses only plaintexts past 64 GiB.
-        .map_err(|_| JweError::TooLarge)?;
+    let cek = derive_cek_for(enc, shared.raw_secret_bytes(), apu, apv);
+    let payload = Payload {
+        msg: plaintext,
+        aad: header_b64.as_bytes(),
+    };
+    let nonce = Nonce::from_slice(iv);
+    let sealed = match enc {
+        Enc::A128Gcm => Aes128Gcm::new_from_slice(&cek).map(|c| c.encrypt(nonce, payload)),
+        Enc::A256Gcm => Aes256Gcm::new_from_slice(&cek).map(|c| c.encrypt(nonce, payload)),
+    }
+    // The key has the cipher's length; AES-GCM refuses only plaintexts past 64 GiB.
+    .map_err(|_| JweError::TooLarge)?
+    .map_err(|_| JweError::TooLarge)?;
     let (ciphertext, tag) = sealed.split_at(sealed.len().saturating_sub(TAG_LEN));
     Ok(format!(
         "{header_b64}..{}.{}.{}",
@@ -191,21 +274,28 @@ pub(crate) fn encrypt_with(
 /// lengths that cannot occur here. OtherInfo = AlgorithmID (the `enc` value) ‖
 /// PartyUInfo ‖ PartyVInfo, each prefixed with its 32-bit big-endian length, ‖
 /// SuppPubInfo (the key length in bits, 32-bit big-endian).
+#[cfg(test)]
 pub(crate) fn derive_cek(z: &[u8], apu: &[u8], apv: &[u8]) -> [u8; 16] {
+    let mut cek = [0u8; 16];
+    cek.copy_from_slice(&derive_cek_for(Enc::A128Gcm, z, apu, apv));
+    cek
+}
+
+/// The Concat KDF for `enc`'s key: 128 or 256 bits, so one SHA-256 output either way
+/// (truncated for A128GCM); the `enc` name is the AlgorithmID.
+fn derive_cek_for(enc: Enc, z: &[u8], apu: &[u8], apv: &[u8]) -> Vec<u8> {
     let mut hash = Sha256::new();
     hash.update(1u32.to_be_bytes());
     hash.update(z);
-    for datum in [ENC.as_bytes(), apu, apv] {
+    for datum in [enc.name().as_bytes(), apu, apv] {
         // apu and apv come from a header bounded to 2 MiB: far below 2^32.
         let len = u32::try_from(datum.len()).unwrap_or(u32::MAX);
         hash.update(len.to_be_bytes());
         hash.update(datum);
     }
-    hash.update(128u32.to_be_bytes());
-    let digest = hash.finalize();
-    let mut cek = [0u8; 16];
-    cek.copy_from_slice(&digest[..16]);
-    cek
+    let bits = u32::try_from(enc.key_len() * 8).unwrap_or(u32::MAX);
+    hash.update(bits.to_be_bytes());
+    hash.finalize()[..enc.key_len()].to_vec()
 }
 
 fn decode_part(part: &str, name: &'static str) -> Result<Vec<u8>, JweError> {

@@ -32,6 +32,7 @@
 //! [`signer`] the signing identity and [`pem`] its files. Every error enum has one variant per fault, with a
 //! short message fit to show the visitor.
 
+pub mod by_reference;
 pub mod hpke;
 pub mod jwe;
 pub mod jwk;

@@ -111,9 +111,12 @@ mod tests {
             sec1.as_str()
         );
         assert!(signer_from_pem(&with_params, &cert).is_ok());
-        let ca = leaf(&p256_pair());
-        let two = signer_from_pem(&pkcs8, &format!("{cert}\n# CA\n{ca}")).unwrap();
-        assert_eq!(two.chain().len(), 2);
+        // A self-signed root after the leaf is not sent (HAIP 1.0: the anchor stays out
+        // of x5c); the leaf, self-signed itself, is kept and said so.
+        let root = leaf(&p256_pair());
+        let two = signer_from_pem(&pkcs8, &format!("{cert}\n# CA\n{root}")).unwrap();
+        assert_eq!(two.chain().len(), 1);
+        assert!(two.self_signed_leaf());
     }
 
     #[test]

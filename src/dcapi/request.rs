@@ -132,6 +132,9 @@ pub fn openid4vp_signed(
 ) -> Value {
     data.insert("client_id".into(), json!(signer.client_id()));
     data.insert("expected_origins".into(), json!([origin]));
+    if let Some(info) = signer.verifier_info() {
+        data.insert("verifier_info".into(), info.clone());
+    }
     let payload = Value::Object(data).to_string();
     let jws = signer.jws(REQUEST_OBJECT_TYP, payload.as_bytes());
     json!({"protocol": PROTOCOL_OPENID4VP_SIGNED, "data": {"request": jws}})

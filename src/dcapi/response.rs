@@ -26,6 +26,10 @@ pub enum ResponseError {
     TooLarge,
     #[error("the response is not encrypted (dc_api.jwt requires a JWE)")]
     Unencrypted,
+    #[error(
+        "the response is not encrypted (a request by reference is answered with direct_post.jwt: a JWE)"
+    )]
+    UnencryptedByReference,
     #[error("{0}")]
     Jwe(#[from] JweError),
     #[error("the decrypted response is not a JSON object")]
@@ -74,7 +78,33 @@ pub fn openid4vp(data: &Value, key: &ResponseKey) -> Result<OpenId4VpAnswer, Res
     };
     let jwe = bounded_text(response)?;
     let plaintext = jwe::decrypt(jwe, key)?;
-    let payload: Map<String, Value> = match serde_json::from_slice(&plaintext) {
+    presented(&plaintext).map(|(_, answer)| answer)
+}
+
+/// A `direct_post.jwt` answer's `response` (a request by reference,
+/// docs/wallets.md#signed-requests-by-reference): decrypted with the request's key under
+/// an `enc` it offered → the `state` the plaintext names (if any) and what it presents.
+pub fn direct_post_jwt(
+    jwe: &str,
+    key: &ResponseKey,
+    offered: &[jwe::Enc],
+) -> Result<(Option<String>, OpenId4VpAnswer), ResponseError> {
+    if jwe.len() > MAX_RESPONSE_LEN {
+        return Err(ResponseError::TooLarge);
+    }
+    let plaintext = jwe::decrypt_offered(jwe, key, offered)?;
+    let (payload, answer) = presented(&plaintext)?;
+    let state = payload
+        .get("state")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok((state, answer))
+}
+
+/// The decrypted claims: a JSON object whose `vp_token` presents exactly one credential
+/// with one presentation (the request asks for one of its options).
+fn presented(plaintext: &[u8]) -> Result<(Map<String, Value>, OpenId4VpAnswer), ResponseError> {
+    let payload: Map<String, Value> = match serde_json::from_slice(plaintext) {
         Ok(Value::Object(map)) => map,
         _ => return Err(ResponseError::PayloadNotJson),
     };
@@ -92,10 +122,11 @@ pub fn openid4vp(data: &Value, key: &ResponseKey) -> Result<OpenId4VpAnswer, Res
     };
     let device_response =
         b64url_decode(presentation).ok_or(ResponseError::PresentationNotBase64Url)?;
-    Ok(OpenId4VpAnswer {
+    let answer = OpenId4VpAnswer {
         credential_id: id.clone(),
         device_response,
-    })
+    };
+    Ok((payload, answer))
 }
 
 /// R2's answer: `{"response": base64url(CBOR ["dcapi", {"enc": bstr, "cipherText":

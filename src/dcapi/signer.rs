@@ -21,14 +21,19 @@ pub enum SignerError {
     KeyMismatch,
 }
 
-/// A signing key with its chain (DER, leaf first). Whether the leaf is valid now is
-/// for the caller, which has the clock.
+/// A signing key with its chain (DER, leaf first, without a self-signed root: HAIP 1.0
+/// keeps the trust anchor out of `x5c`). Whether the leaf is valid now is for the
+/// caller, which has the clock.
 #[derive(Clone)]
 pub struct RequestSigner {
     key: SigningKey,
     chain: Vec<Vec<u8>>,
     /// The leaf's `notBefore` and `notAfter`, Unix seconds.
     validity: (i64, i64),
+    /// The leaf is its own issuer: allowed, but HAIP wallets refuse it.
+    self_signed_leaf: bool,
+    /// OpenID4VP 1.0 `verifier_info` objects, put verbatim into every signed request.
+    verifier_info: Option<serde_json::Value>,
 }
 
 impl std::fmt::Debug for RequestSigner {
@@ -40,20 +45,49 @@ impl std::fmt::Debug for RequestSigner {
 }
 
 impl RequestSigner {
-    /// Checks that the leaf is a P-256 certificate whose key is `key`'s.
-    pub fn new(key: SigningKey, chain: Vec<Vec<u8>>) -> Result<Self, SignerError> {
+    /// Checks that the leaf is a P-256 certificate whose key is `key`'s; a self-issued
+    /// root after the leaf is left out of the chain sent.
+    pub fn new(key: SigningKey, mut chain: Vec<Vec<u8>>) -> Result<Self, SignerError> {
         let leaf = chain.first().ok_or(SignerError::EmptyChain)?;
         let parsed = ParsedCert::from_der(leaf).map_err(|e| match e {
             CertError::Malformed(why) | CertError::UnsupportedKey(why) => SignerError::BadLeaf(why),
         })?;
+        if chain.len() > 1
+            && chain
+                .last()
+                .and_then(|root| ParsedCert::from_der(root).ok())
+                .is_some_and(|root| root.is_self_issued())
+        {
+            chain.pop();
+        }
         match parsed.key {
             EcKey::P256(ref public) if public == key.verifying_key() => Ok(RequestSigner {
                 key,
                 chain,
                 validity: parsed.validity(),
+                self_signed_leaf: parsed.is_self_issued(),
+                verifier_info: None,
             }),
             _ => Err(SignerError::KeyMismatch),
         }
+    }
+
+    /// The signer putting `verifier_info` (a JSON array) into every request it signs.
+    pub fn with_verifier_info(self, verifier_info: serde_json::Value) -> Self {
+        Self {
+            verifier_info: Some(verifier_info),
+            ..self
+        }
+    }
+
+    /// `--verifier-info`'s array, when configured.
+    pub fn verifier_info(&self) -> Option<&serde_json::Value> {
+        self.verifier_info.as_ref()
+    }
+
+    /// The leaf is self-signed: wallets that follow HAIP 1.0 refuse its requests.
+    pub fn self_signed_leaf(&self) -> bool {
+        self.self_signed_leaf
     }
 
     /// The leaf certificate's `notBefore` and `notAfter`, Unix seconds.
@@ -61,7 +95,7 @@ impl RequestSigner {
         self.validity
     }
 
-    /// The chain, DER, leaf first.
+    /// The chain sent, DER, leaf first (no self-signed root).
     pub fn chain(&self) -> &[Vec<u8>] {
         &self.chain
     }

@@ -3,7 +3,9 @@
 //! `info`. Both are `[null, null, [name, SHA-256(CBOR handover info)]]`.
 
 use crate::mdoc::cbor::Enc;
-use crate::mdoc::transcript::hashed_handover_transcript;
+use crate::mdoc::transcript::{
+    handover_info_with_thumbprint, hashed_handover_transcript, session_transcript_from_info,
+};
 
 /// `OpenID4VPDCAPIHandoverInfo = [origin, nonce, jwkThumbprint]` (OpenID4VP 1.0
 /// Appendix B.2.6.2, response mode `dc_api.jwt`), CBOR.
@@ -21,6 +23,23 @@ pub fn openid4vp(origin: &str, nonce: &str, jwk_thumbprint: &[u8; 32]) -> Vec<u8
         "OpenID4VPDCAPIHandover",
         &openid4vp_handover_info(origin, nonce, jwk_thumbprint),
     )
+}
+
+/// `[null, null, ["OpenID4VPHandover", SHA-256(CBOR([client_id, nonce, jwkThumbprint,
+/// response_uri]))]]` (OpenID4VP 1.0 Appendix B.2.6.1): a `direct_post.jwt` answer to a
+/// request by reference, `jwk_thumbprint` that of the request's own key.
+pub fn by_reference(
+    client_id: &str,
+    nonce: &str,
+    jwk_thumbprint: &[u8; 32],
+    response_uri: &str,
+) -> Vec<u8> {
+    session_transcript_from_info(&handover_info_with_thumbprint(
+        client_id,
+        nonce,
+        Some(jwk_thumbprint),
+        response_uri,
+    ))
 }
 
 /// `dcapiInfo = [Base64EncryptionInfo, SerializedOrigin]` (ISO/IEC 18013-7 Annex C),

@@ -4,6 +4,7 @@
 //! pure key type of [`crate::dcapi`]).
 
 mod ask;
+pub mod by_reference;
 pub mod console;
 pub mod credential;
 pub mod dcql;

@@ -169,6 +169,9 @@ pub fn client_id(response_uri: &str) -> String {
     format!("redirect_uri:{response_uri}")
 }
 
+pub use super::by_reference::{
+    by_reference_uri, request_uri, WalletLinks, DEFAULT_SIGNED_WALLET_SCHEME,
+};
 pub use super::dcql::{dcql_query, dcql_query_value, offered_circuits};
 
 /// What the verifier supports; required for the `redirect_uri:` prefix (B.2.2).
@@ -202,7 +205,9 @@ pub fn authorization_request_uri(
         .append_pair("state", &request.state)
         .append_pair(
             "dcql_query",
-            &dcql_query(kinds, min_age, request.zk.as_ref()),
+            // No proofs by value: the EU AV app sends them only over the DC API and
+            // proximity, and a plain request for every kind fits a QR code whole.
+            &dcql_query(kinds, min_age, None),
         )
         .append_pair("client_metadata", CLIENT_METADATA)
         .finish();

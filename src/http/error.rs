@@ -81,6 +81,8 @@ catalogue! {
     InviteNotFound = 40401, NOT_FOUND, "no such invite";
     RouteNotFound = 40402, NOT_FOUND, "no such route";
     WalletOff = 40403, NOT_FOUND, "no wallet credential this site accepts is enabled on this server";
+    /// A request object's URI (docs/wallets.md#signed-requests-by-reference) naming no live request.
+    RequestNotFound = 40404, NOT_FOUND, "no such wallet request, or it is no longer live";
     MethodNotAllowed = 40501, METHOD_NOT_ALLOWED, "method not allowed on this route";
     InviteExpired = 40901, CONFLICT, "the invite has expired";
     InviteVerified = 40902, CONFLICT, "the invite is verified and cannot be cancelled";

@@ -13,6 +13,7 @@ pub mod openapi_common;
 pub mod openid4vp;
 pub mod ops;
 pub mod receipts;
+pub mod request_object;
 pub mod verifier;
 
 use axum::body::Bytes;
@@ -45,6 +46,10 @@ pub struct App {
     pub trust: Arc<crate::trust::TrustHandle>,
     /// The scheme of the same-device link (`--eu-av-wallet-scheme`).
     pub wallet_scheme: String,
+    /// The scheme of the signed by-reference link (`--signed-wallet-scheme`).
+    pub signed_wallet_scheme: String,
+    /// Which wallet links the pending page shows (`--wallet-links`).
+    pub wallet_links: crate::domain::presentation::WalletLinks,
     /// The Digital Credentials API channel, on whenever a wallet method is.
     pub dc_api: gateway::dc_api::DcApi,
     /// The loaded ZK circuits and their pool (docs/zk.md#zero-knowledge-proofs);
@@ -77,6 +82,20 @@ impl App {
             public_url: &self.public_url,
             dc_api_origin: &self.dc_api.origin,
             zk: self.zk.as_deref(),
+            signer: self.dc_api.signer.as_ref(),
+        }
+    }
+
+    /// Opening wallet requests and handing out request objects, over this server's
+    /// store, clock, trust, circuits and signing identity.
+    pub fn wallet_requests(&self) -> crate::app::wallet_requests::WalletRequests<'_> {
+        crate::app::wallet_requests::WalletRequests {
+            store: self.store.as_ref(),
+            clock: self.clock.as_ref(),
+            trust: &self.trust,
+            zk: self.zk.as_deref(),
+            public_url: &self.public_url,
+            signer: self.dc_api.signer.as_ref(),
         }
     }
 
@@ -145,6 +164,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(gateway::show))
         .routes(routes!(gateway::sandbox::approve))
         .merge(wallet_answer_routes())
+        .routes(routes!(request_object::fetch, request_object::fetch_posted))
         .routes(routes!(gateway::dc_api::progress))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::openapi))
@@ -176,6 +196,8 @@ pub struct AppParts {
     pub deliveries: Arc<Notify>,
     pub trust: Arc<crate::trust::TrustHandle>,
     pub wallet_scheme: String,
+    pub signed_wallet_scheme: String,
+    pub wallet_links: crate::domain::presentation::WalletLinks,
     /// Signed Digital Credentials API requests (`--dc-api-signing-key`/`-cert`).
     pub dc_api_signer: Option<crate::dcapi::RequestSigner>,
     /// `--zk-circuits`: the loaded circuits and their pool; `None` is off.
@@ -202,6 +224,8 @@ pub fn router(parts: AppParts) -> edge::Edge {
         deliveries: parts.deliveries,
         trust: parts.trust,
         wallet_scheme: parts.wallet_scheme,
+        signed_wallet_scheme: parts.signed_wallet_scheme,
+        wallet_links: parts.wallet_links,
         zk: parts.zk,
         rate_limiter: crate::ratelimit::RateLimiter::new(parts.rate_limit),
         metrics: parts.metrics,

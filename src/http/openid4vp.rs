@@ -8,25 +8,49 @@
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::Json;
-use qrcode::render::svg;
-use qrcode::{EcLevel, QrCode};
+use qrcode::{Color, EcLevel, QrCode};
 use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
 
 use super::body::{wallet_body, FormBody};
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::AppState;
 use crate::app::verification::{self, Answer};
+use crate::app::wallet_requests::Opened;
 use crate::domain::presentation::{self, PresentationRequest};
 use crate::domain::{InviteId, Kind, KindSet};
 use crate::mdoc::KindAnchors;
 use crate::store::GatewayInvite;
 
-/// What the pending page shows of a live request.
-pub struct WalletOffer {
+/// One wallet link as the pending page shows it.
+pub struct LinkOffer {
     /// The authorization request URI: the link's `href`, and the QR code's content.
     pub uri: String,
-    /// The QR code as an inline SVG element (no script, no external resource).
+    /// The QR code as an inline SVG element (no script, no external resource); empty
+    /// when the link is longer than a QR code holds.
     pub qr_svg: String,
+}
+
+impl LinkOffer {
+    fn of(uri: String) -> Self {
+        let qr_svg = qr_svg(&uri).unwrap_or_default();
+        if qr_svg.is_empty() {
+            // Every reload would say it again: at debug level.
+            tracing::debug!(bytes = uri.len(), "a wallet link is too long for a QR code");
+        }
+        Self { uri, qr_svg }
+    }
+}
+
+/// What the pending page shows of a live request.
+pub struct WalletOffer {
+    /// Section 7's unsigned link by value (the EU Age Verification app); `None` under
+    /// `--wallet-links reference` and for a site that requires a zero-knowledge proof,
+    /// which that link never offers.
+    pub value: Option<LinkOffer>,
+    /// The signed link by reference (EUDI wallets, Multipaz); `None` without a signing
+    /// identity or under `--wallet-links value`.
+    pub reference: Option<LinkOffer>,
     /// The live request itself, for the Digital Credentials API's requests.
     pub request: PresentationRequest,
     /// The kinds asked for (the site accepts them and the server has them on).
@@ -51,109 +75,91 @@ pub fn requested(state: &AppState, gateway: &GatewayInvite) -> KindAnchors {
     verification::requested(&state.trust, gateway)
 }
 
-/// The invite's live request (opening one if it has none) as a link and a QR code;
+/// The invite's live request (opening one if it has none) as its links and QR codes;
 /// `None` when the site accepts no kind the server has on.
 pub async fn offer(
     state: &AppState,
     gateway: &GatewayInvite,
 ) -> Result<Option<WalletOffer>, crate::store::StoreError> {
-    let kinds = requested(state, gateway).on();
-    if kinds.is_empty() {
+    let requests = state.wallet_requests();
+    let Some(Opened { request, kinds }) = requests.live(gateway).await? else {
         return Ok(None);
-    }
-    let id = &gateway.invite.id;
-    let now = state.clock.now();
-    // Reloads read; only the first visit (or one after 10 minutes) writes, and a visit
-    // to a request an older release made without the DC API's secrets.
-    let request = match state.store.live_request(id, now).await? {
-        Some(live) if live.dc_api.is_some() => live,
-        _ => {
-            let zk = state.zk.as_ref().and_then(|zk| zk.offer(gateway.zk));
-            let fresh = PresentationRequest::new(gateway.min_age, now).with_zk(zk);
-            state.store.open_request(id, fresh).await?
-        }
     };
-    let response_uri = presentation::response_uri(&state.gateway_url(id));
-    let min_age = request.required_age(gateway.min_age);
-    let uri_of = |request: &PresentationRequest| {
-        presentation::authorization_request_uri(
+    let id = &gateway.invite.id;
+    let links = state.wallet_links;
+    let signing = state.dc_api.signer.is_some();
+    // Without a signing identity the by-value link is the only one there can be.
+    // A site that requires a proof (with circuits loaded) has nothing to ask by value.
+    let proof_required = request.zk.as_ref().is_some_and(|zk| zk.required);
+    let show_value = (links.by_value() || !signing) && !proof_required;
+    let value = show_value.then(|| {
+        let response_uri = presentation::response_uri(&state.gateway_url(id));
+        LinkOffer::of(presentation::authorization_request_uri(
             &state.wallet_scheme,
             &response_uri,
-            request,
+            &request,
             kinds,
-            min_age,
-        )
-    };
-    let uri = uri_of(&request);
+            request.required_age(gateway.min_age),
+        ))
+    });
+    let reference = links
+        .by_reference()
+        .then(|| requests.reference_link(&state.signed_wallet_scheme, id, &request))
+        .flatten()
+        .map(LinkOffer::of);
     Ok(Some(WalletOffer {
-        qr_svg: qr_of_what_fits(&uri, &request, uri_of),
-        uri,
+        value,
+        reference,
         request,
         kinds,
     }))
 }
 
-/// The QR code: of the link itself when it fits one (~2.9 KB); else of the same request
-/// (same state and nonce) asking less — its newest circuit only, then, unless proofs
-/// are required, no proof — so that a wallet on another device can still answer. A
-/// request offering proofs for three kinds is longer than a QR code holds
-/// (docs/zk.md#zero-knowledge-proofs). Empty when nothing fits: the page then shows
-/// its link only.
-fn qr_of_what_fits(
-    uri: &str,
-    request: &PresentationRequest,
-    uri_of: impl Fn(&PresentationRequest) -> String,
-) -> String {
-    if let Some(svg) = qr_svg(uri) {
-        return svg;
-    }
-    let mut smaller = Vec::new();
-    if let Some(zk) = &request.zk {
-        if zk.circuits.len() > 1 {
-            let newest = presentation::ZkOffer {
-                circuits: zk.circuits[..1].to_vec(),
-                required: zk.required,
-            };
-            smaller.push(request.clone().with_zk(Some(newest)));
-        }
-        if !zk.required {
-            smaller.push(request.clone().with_zk(None));
-        }
-    }
-    let fitting = smaller.iter().find_map(|r| qr_svg(&uri_of(r)));
-    if fitting.is_none() {
-        // Every reload would say it again: at debug level (the docs say when it happens).
-        tracing::debug!(
-            bytes = uri.len(),
-            "the wallet request is too long for a QR code; the page shows its link only"
-        );
-    }
-    fitting.unwrap_or_default()
-}
-
-/// An SVG QR code of `text`, without the XML prolog so it can sit inside HTML; `None`
-/// when `text` is longer than a QR code holds.
+/// An SVG QR code of `text` (no XML prolog, so it can sit inside HTML): one path of the
+/// dark modules' horizontal runs in module units, a few KB where a rectangle per module
+/// made tens; `None` when `text` is longer than a QR code holds.
 fn qr_svg(text: &str) -> Option<String> {
     let code = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::L)
-        .or_else(|_| QrCode::new(text.as_bytes()));
-    match code {
-        Ok(code) => {
-            let svg = code
-                .render::<svg::Color<'_>>()
-                .min_dimensions(256, 256)
-                .quiet_zone(true)
-                .build();
-            Some(match svg.find("<svg") {
-                Some(start) => svg[start..].to_owned(),
-                None => svg,
-            })
-        }
+        .or_else(|_| QrCode::new(text.as_bytes()))
         // Only a text longer than a QR code holds (~2.9 KB) fails.
-        Err(_) => None,
+        .ok()?;
+    let width = code.width();
+    let colors = code.to_colors();
+    const QUIET: usize = 4;
+    let mut path = String::with_capacity(width * width);
+    for (y, row) in colors.chunks(width).enumerate() {
+        let mut x = 0;
+        while x < width {
+            if row[x] == Color::Dark {
+                let start = x;
+                while x < width && row[x] == Color::Dark {
+                    x += 1;
+                }
+                let _ = write!(
+                    path,
+                    "M{} {}h{}v1h-{}z",
+                    start + QUIET,
+                    y + QUIET,
+                    x - start,
+                    x - start
+                );
+            } else {
+                x += 1;
+            }
+        }
     }
+    let size = width + 2 * QUIET;
+    Some(format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {size} {size}\" \
+         width=\"256\" height=\"256\" shape-rendering=\"crispEdges\">\
+         <rect width=\"{size}\" height=\"{size}\" fill=\"#fff\"/>\
+         <path fill=\"#000\" d=\"{path}\"/></svg>"
+    ))
 }
 
-/// The wallet's answer (OpenID4VP 1.0 section 8.2, `direct_post`).
+/// The wallet's answer (OpenID4VP 1.0 section 8.2, `direct_post`); an answer to a
+/// signed request by reference (`direct_post.jwt`) instead has one field, `response`,
+/// a JWE whose plaintext holds `state` and `vp_token` (docs/wallets.md#signed-requests-by-reference).
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct WalletAnswer {
     /// The `state` of the request being answered.
@@ -201,12 +207,14 @@ pub async fn answer(
     let FormBody(form) = wallet_body(form)?;
     let id = answered_invite(path)?;
     let answer = WalletAnswer::from_form(&form);
-    let answer = match &answer {
-        Some(a) => Answer::Link {
+    let encrypted = form.iter().find(|(k, _)| k == "response").map(|(_, v)| v);
+    let answer = match (encrypted, &answer) {
+        (Some(response), _) => Answer::ByReference { response },
+        (None, Some(a)) => Answer::Link {
             state: &a.state,
             vp_token: &a.vp_token,
         },
-        None => Answer::MalformedLink,
+        (None, None) => Answer::MalformedLink,
     };
     state.verification().answer(&id, answer).await?;
     Ok(Json(AnswerAccepted {
@@ -245,6 +253,7 @@ mod tests {
     #[test]
     fn qr_codes_are_inline_svg_without_a_prolog() {
         let svg = qr_svg("av://authorize?response_type=vp_token&state=abc").unwrap();
+        assert!(svg.len() < 6000, "{}", svg.len());
         assert!(svg.starts_with("<svg"), "{}", &svg[..40]);
         assert!(!svg.contains("<?xml"));
         assert!(!svg.contains("<script"));

@@ -47,6 +47,11 @@ pub(crate) enum CertError {
 }
 
 impl ParsedCert {
+    /// Issuer and subject are the same name: a root (or a self-signed leaf).
+    pub(crate) fn is_self_issued(&self) -> bool {
+        self.issuer == self.subject
+    }
+
     pub(crate) fn from_der(der: &[u8]) -> Result<ParsedCert, CertError> {
         let malformed = |e: der::Error| CertError::Malformed(e.to_string());
         let cert = Certificate::from_der(der).map_err(malformed)?;

@@ -110,9 +110,10 @@ async fn signed_r1_is_a_jws_by_the_leaf_with_x5c_an_x509_hash_client_id_and_expe
         .collect();
     assert_eq!(
         x5c,
-        [id.leaf_der.clone(), id.ca_der.clone()],
-        "the chain, leaf first"
+        std::slice::from_ref(&id.leaf_der),
+        "the chain, leaf first, without its self-signed root (HAIP 1.0)"
     );
+    assert!(!x5c.contains(&id.ca_der));
     let signature = Signature::from_slice(&URL_SAFE_NO_PAD.decode(parts[2]).unwrap()).unwrap();
     let input = format!("{}.{}", parts[0], parts[1]);
     assert!(leaf_key(&x5c[0])
@@ -164,7 +165,11 @@ async fn signed_r2_carries_reader_auth_by_the_leaf_over_reader_authentication_by
         Value::Bytes(one) => vec![one.clone()],
         other => panic!("x5chain {other:?}"),
     };
-    assert_eq!(chain, [id.leaf_der.clone(), id.ca_der.clone()]);
+    assert_eq!(
+        chain,
+        std::slice::from_ref(&id.leaf_der),
+        "no self-signed root in x5chain"
+    );
     assert_eq!(reader_auth[2], Value::Null, "detached payload");
 
     // ReaderAuthenticationBytes = #6.24(bstr .cbor ["ReaderAuthentication",

@@ -6,6 +6,7 @@ mod browser_console;
 mod browser_dc_api;
 mod browser_eu_av;
 mod browser_zk;
+mod by_reference;
 mod cancel_erase;
 mod cli;
 mod cli_help;

@@ -1,8 +1,9 @@
 //! docs/zk.md#zero-knowledge-proofs: the gateway page of a site that prefers or
-//! requires a proof, on a server with circuits, asks for it in both request forms — the
-//! link's (and R1's) DCQL query gains one `mso_mdoc_zk` credential per docType, R2's
-//! itemsRequests a `requestInfo.zkRequest` — and without circuits or with the policy off
-//! the requests are exactly as before.
+//! requires a proof, on a server with circuits, asks for it over the Digital Credentials
+//! API — R1's DCQL query gains one `mso_mdoc_zk` credential per docType, R2's
+//! itemsRequests a `requestInfo.zkRequest` — while the by-value link never offers one
+//! (and a site that requires a proof shows none); without circuits or with the policy
+//! off the requests are exactly as before.
 
 use agegate::domain::{presentation, Kind, KindSet, MinAge, ZkPolicy};
 use ciborium::Value as Cbor;
@@ -28,6 +29,13 @@ async fn page_of(app: &TestApp, policy: ZkPolicy) -> (AuthorizationRequest, DcAp
     let dc = dc_page(app, url).await;
     assert_eq!(dc.state, link.state, "one live request");
     (link, dc)
+}
+
+/// ZkServer's kinds as a set.
+fn zk_server_kinds() -> KindSet {
+    [Kind::EU_AV, Kind::EUDI_PID, Kind::MDL]
+        .into_iter()
+        .collect()
 }
 
 /// The one circuit the test servers load, as a DCQL `zk_system_type` entry.
@@ -149,10 +157,14 @@ fn keys(map: &Cbor) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn a_preferring_sites_page_asks_for_a_proof_first_in_the_link_r1_and_r2() {
+async fn a_preferring_sites_page_asks_for_a_proof_first_in_r1_and_r2_and_not_by_value() {
     let server = ZkServer::start(1).await;
     let (link, dc) = page_of(&server.app, ZkPolicy::Prefer).await;
-    assert_eq!(link.dcql_query, expected_dcql(false));
+    let plain = presentation::dcql_query(zk_server_kinds(), MinAge::DEFAULT, None);
+    assert_eq!(
+        link.params["dcql_query"], plain,
+        "the by-value link offers no proof"
+    );
     assert_eq!(dc.r1().params["dcql_query"], expected_dcql(false));
     let items = items_requests(&dc);
     assert_eq!(items.len(), KINDS.len(), "one docRequest per docType");
@@ -164,10 +176,21 @@ async fn a_preferring_sites_page_asks_for_a_proof_first_in_the_link_r1_and_r2() 
 }
 
 #[tokio::test]
-async fn a_requiring_sites_page_lists_only_proofs_and_says_zk_required() {
+async fn a_requiring_sites_page_lists_only_proofs_says_zk_required_and_shows_no_link_by_value() {
     let server = ZkServer::start(1).await;
-    let (link, dc) = page_of(&server.app, ZkPolicy::Require).await;
-    assert_eq!(link.dcql_query, expected_dcql(true));
+    let app = &server.app;
+    let site = app
+        .create_site_with(SiteOptions {
+            zk: ZkPolicy::Require,
+            ..Default::default()
+        })
+        .await;
+    let invite = app.new_invite(&site, None).await;
+    let url = invite["url"].as_str().unwrap();
+    let html = crate::helpers::gateway_page(&app.client, url).await;
+    assert!(!html.contains("id=\"eu-av-link\""), "no by-value link");
+    assert!(!html.contains("id=\"eu-av-qr\""), "nor its QR code");
+    let dc = dc_page(app, url).await;
     assert_eq!(dc.r1().params["dcql_query"], expected_dcql(true));
     for item in items_requests(&dc) {
         assert_eq!(get(&item, "requestInfo"), &expected_request_info(true));
@@ -204,62 +227,20 @@ async fn without_circuits_a_preferring_or_requiring_site_asks_as_before() {
     }
 }
 
-/// The QR code carries the link, proofs included, while it fits one (about 2.9 KB: one
-/// kind with one circuit does); a longer request puts in the QR code the same request
-/// asking less (the newest circuit only, then no proof), the link and DC API requests
-/// intact (docs/zk.md#zero-knowledge-proofs).
+/// The by-value link of a site preferring proofs, on a server with circuits and every
+/// kind on, asks for every kind plainly and its QR code holds it whole (no reduced
+/// request): the link offers no proof (docs/zk.md#zero-knowledge-proofs).
 #[tokio::test]
-async fn the_qr_code_carries_the_link_with_proofs_while_it_fits_one() {
-    use crate::wallet_link::{qr_modules_of, qr_modules_on_page};
+async fn the_by_value_link_of_a_zk_prefer_site_fits_its_qr_code_whole() {
+    use crate::wallet_link::{qr_modules_of, qr_modules_on_page, qr_text_on_page};
     let server = ZkServer::start(1).await;
     let app = &server.app;
-    let one_kind = app
-        .create_site_with(SiteOptions {
-            accept: agegate::domain::Accept::Only(KindSet::one(Kind::EU_AV)),
-            ..Default::default()
-        })
-        .await;
-    let invite = app.new_invite(&one_kind, None).await;
+    let site = app.create_site().await;
+    let invite = app.new_invite(&site, None).await;
     let html = crate::helpers::gateway_page(&app.client, invite["url"].as_str().unwrap()).await;
     let link = AuthorizationRequest::from_gateway_html(&html);
-    assert!(link.params["dcql_query"].contains("proof_of_age_zk"));
+    assert!(!link.params["dcql_query"].contains("mso_mdoc_zk"));
+    assert_eq!(qr_text_on_page(&html), link.uri, "the whole link");
     assert_eq!(qr_modules_on_page(&html), qr_modules_of(&link.uri));
-    let three_kinds = app.create_site().await;
-    let invite = app.new_invite(&three_kinds, None).await;
-    let html = crate::helpers::gateway_page(&app.client, invite["url"].as_str().unwrap()).await;
-    let link = AuthorizationRequest::from_gateway_html(&html);
-    assert!(link.uri.len() > 2953, "{} bytes", link.uri.len());
-    let qr = crate::wallet_link::qr_text_on_page(&html);
-    assert!(qr.len() <= 2953 && qr != link.uri, "{} bytes", qr.len());
-    let in_qr = AuthorizationRequest::parse(&qr);
-    for same in [
-        "state",
-        "nonce",
-        "response_uri",
-        "client_id",
-        "client_metadata",
-    ] {
-        assert_eq!(in_qr.params[same], link.params[same], "{same}");
-    }
-    let credentials = |dcql: &str| -> Vec<serde_json::Value> {
-        let query: serde_json::Value = serde_json::from_str(dcql).unwrap();
-        query["credentials"].as_array().unwrap().clone()
-    };
-    let (full, smaller) = (
-        credentials(&link.params["dcql_query"]),
-        credentials(&in_qr.params["dcql_query"]),
-    );
-    let plain = |c: &&serde_json::Value| c["format"] == "mso_mdoc";
-    assert_eq!(
-        smaller.iter().filter(plain).collect::<Vec<_>>(),
-        full.iter().filter(plain).collect::<Vec<_>>(),
-        "every kind still asked for plainly"
-    );
-    for proof in smaller.iter().filter(|c| c["format"] == "mso_mdoc_zk") {
-        let offered = proof["meta"]["zk_system_type"].as_array().unwrap();
-        let newest =
-            &full.iter().find(|c| c["id"] == proof["id"]).unwrap()["meta"]["zk_system_type"][0];
-        assert_eq!(offered, &vec![newest.clone()], "the newest circuit only");
-    }
     assert!(DcApiPage::from_gateway_html(&html).requests().len() == 2);
 }

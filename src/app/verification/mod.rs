@@ -7,6 +7,7 @@
 //! to statuses and error bodies.
 
 mod answering;
+mod by_reference;
 mod dc_api;
 mod refusal;
 mod zk;
@@ -37,6 +38,8 @@ pub enum Answer<'a> {
     /// A link form without a non-empty `state` or `vp_token`: refused once the invite
     /// is known to be answerable.
     MalformedLink,
+    /// A `direct_post.jwt` form's `response`: the answer to a signed request by reference.
+    ByReference { response: &'a str },
     /// What the gateway page's script posted from `navigator.credentials.get`.
     DcApi {
         state: &'a str,
@@ -48,7 +51,9 @@ pub enum Answer<'a> {
 impl Answer<'_> {
     fn transport(&self) -> Transport {
         match self {
-            Answer::Link { .. } | Answer::MalformedLink => Transport::OpenId4Vp,
+            Answer::Link { .. } | Answer::MalformedLink | Answer::ByReference { .. } => {
+                Transport::OpenId4Vp
+            }
             Answer::DcApi { .. } => Transport::DcApi,
         }
     }
@@ -128,6 +133,8 @@ pub struct Verification<'a> {
     pub dc_api_origin: &'a str,
     /// `--zk-circuits`: the circuits and the pool proofs are checked on; `None` is off.
     pub zk: Option<&'a crate::zk::Zk>,
+    /// The signing identity of requests by reference; `None`: there are none to answer.
+    pub signer: Option<&'a crate::dcapi::RequestSigner>,
 }
 
 impl Verification<'_> {
@@ -141,6 +148,7 @@ impl Verification<'_> {
                 return Err(AnswerError::Malformed);
             }
             Answer::Link { state, vp_token } => {
+                self.refuse_unencrypted(&answering, state).await?;
                 let request = self.live_request(&answering, state).await?;
                 let response_uri = presentation::response_uri(&gateway_url(self.public_url, id));
                 let client_id = presentation::client_id(&response_uri);
@@ -154,6 +162,9 @@ impl Verification<'_> {
                     kind: Some(kind),
                 };
                 (request, opened)
+            }
+            Answer::ByReference { response } => {
+                self.open_by_reference(&answering, response).await?
             }
             Answer::DcApi {
                 state,

@@ -23,7 +23,9 @@ impl DcApiRefusal {
         match self {
             DcApiRefusal::UnknownProtocol(_) => "unknown_protocol",
             DcApiRefusal::Response(ResponseError::WalletError(_)) => "wallet_error",
-            DcApiRefusal::Response(ResponseError::Unencrypted) => "unencrypted",
+            DcApiRefusal::Response(
+                ResponseError::Unencrypted | ResponseError::UnencryptedByReference,
+            ) => "unencrypted",
             DcApiRefusal::Response(ResponseError::Jwe(_) | ResponseError::Hpke(_)) => {
                 "undecryptable"
             }
