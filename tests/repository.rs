@@ -11,7 +11,8 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// The section sign, written so that this file does not match its own check.
 const SECTION_SIGN: char = '\u{a7}';
 
-/// Every text file under `dir` (relative to the root), skipping build output.
+/// Every text file under `dir` (relative to the root), skipping build output and
+/// installed npm packages (not the repository's: setup.sh installs them).
 fn files_under(dir: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![Path::new(ROOT).join(dir)];
@@ -19,7 +20,10 @@ fn files_under(dir: &str) -> Vec<PathBuf> {
         if path.is_dir() {
             for entry in fs::read_dir(&path).unwrap() {
                 let entry = entry.unwrap().path();
-                if entry.file_name().is_some_and(|n| n != "target") {
+                if entry
+                    .file_name()
+                    .is_some_and(|n| n != "target" && n != "node_modules")
+                {
                     stack.push(entry);
                 }
             }
