@@ -110,7 +110,7 @@ pub struct SignerCert {
     is_ca: bool,
     pub key: PublicKey,
     /// The subject's organizationName (O) and countryName (C) values, for the list
-    /// signer's name check (docs/wallets.md#what-agegate-checks-in-a-trusted-list).
+    /// signer's name check (docs/trust.md#what-agegate-checks-in-a-trusted-list).
     pub organizations: Vec<String>,
     pub countries: Vec<String>,
 }
