@@ -81,7 +81,13 @@ async fn wordpress_plugin_withholds_gated_content_until_agegate_verified_the_vis
     let late = driver.session_in("late", &[]).await;
     let shown = async {
         press_verify_in_browser(&late, &wp).await?;
-        late.find("body").await?.text().await
+        // The click may return while the POST's answer is still loading.
+        helpers::poll(Duration::from_secs(20), || async {
+            let text = late.find("body").await.ok()?.text().await.ok()?;
+            (text.contains(UNAVAILABLE) || text.contains(GATED)).then_some(text)
+        })
+        .await
+        .ok_or_else(|| "no page after pressing the button with agegate stopped".to_owned())
     }
     .await;
     let closed = late.close().await;

@@ -128,6 +128,13 @@ pub async fn feeds_and_the_rest_api_do_not_carry_gated_content(wp: &WordPress, g
             assert!(page.body.contains(OPEN), "{path} lists the open post");
         }
     }
+    // [agegate]…[/agegate]: the rest of the post is shown, the enclosed part is the button.
+    let mixed = anyone.get("/members-corner/").await;
+    assert!(mixed.body.contains("MIXED-OPEN-MARKER") && mixed.body.contains("Verify your age"));
+    assert!(
+        !mixed.body.contains(SHORTCODE),
+        "[agegate] content shown unverified"
+    );
     let mut verified = Visitor::new(wp);
     verified
         .cookies
