@@ -54,6 +54,9 @@ pub struct Settings {
     /// `--zk-circuits` and `--zk-workers`: the loaded circuits and their pool; `None` is
     /// off (docs/zk.md#zero-knowledge-proofs).
     pub zk: Option<std::sync::Arc<crate::zk::Zk>>,
+    /// `--credential-status`: what is done with a credential's status list
+    /// (docs/credential-status.md).
+    pub credential_status: crate::domain::StatusMode,
 }
 
 impl Settings {
@@ -83,6 +86,7 @@ impl Settings {
             metrics_listen: None,
             admin_listen: None,
             zk: None,
+            credential_status: crate::domain::StatusMode::Check,
         }
     }
 }

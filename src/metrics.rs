@@ -66,8 +66,26 @@ pub struct ListFailureLabels {
     pub reason: String,
 }
 
+/// A status list fetch's result, a word of a short fixed set.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResultLabels {
+    pub result: String,
+}
+
+/// What a verification recorded of its credential's status, by kind.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct KindStatusLabels {
+    pub kind: String,
+    pub status: String,
+}
+
 pub struct Metrics {
     registry: Registry,
+    /// Credential status list fetches, by result (docs/credential-status.md).
+    pub status_list_fetches: Family<ResultLabels, Counter>,
+    /// Credential status of each presentation judged, by kind and status (valid,
+    /// unknown, unchecked, none, revoked, suspended, invalid).
+    pub credential_status: Family<KindStatusLabels, Counter>,
     /// Per signed list in force: when a node last fetched and verified it, and its
     /// `NextUpdate`; set at each scrape, like the anchors.
     pub list_last_success: Family<ListLabels, Gauge>,
@@ -174,6 +192,20 @@ impl Metrics {
              (unreachable, timeout, too_large, signer, signature, invalid, stale, older)",
             list_failures.clone(),
         );
+        let status_list_fetches = Family::<ResultLabels, Counter>::default();
+        registry.register(
+            "status_list_fetches",
+            "Fetches of credential status lists, by result (ok, timeout, too_large, \
+             http_status, network, uri, invalid, untrusted)",
+            status_list_fetches.clone(),
+        );
+        let credential_status = Family::<KindStatusLabels, Counter>::default();
+        registry.register(
+            "credential_status",
+            "Credential status of the presentations judged, by kind and status (valid, \
+             unknown, unchecked, none, revoked, suspended, invalid)",
+            credential_status.clone(),
+        );
         let database_errors = Counter::default();
         registry.register(
             "database_errors",
@@ -182,6 +214,8 @@ impl Metrics {
         );
         Arc::new(Self {
             registry,
+            status_list_fetches,
+            credential_status,
             list_last_success,
             list_next_update,
             list_failures,
@@ -206,6 +240,25 @@ impl Metrics {
                 kind: kind.to_owned(),
                 transport: transport.to_owned(),
                 outcome: outcome.to_owned(),
+            })
+            .inc();
+    }
+
+    /// Counts one status list fetch by its result word.
+    pub fn status_list_fetch(&self, result: &str) {
+        self.status_list_fetches
+            .get_or_create(&ResultLabels {
+                result: result.to_owned(),
+            })
+            .inc();
+    }
+
+    /// Counts one presentation's credential status.
+    pub fn credential_status(&self, kind: &str, status: &str) {
+        self.credential_status
+            .get_or_create(&KindStatusLabels {
+                kind: kind.to_owned(),
+                status: status.to_owned(),
             })
             .inc();
     }

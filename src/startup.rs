@@ -101,6 +101,12 @@ impl Application {
         };
         let metrics = Metrics::new();
         let deliveries = Arc::new(Notify::new());
+        let counted = metrics.clone();
+        let status_lists = crate::trust::status_lists::StatusLists::new(
+            store.clone(),
+            clock.clone(),
+            Box::new(move |result| counted.status_list_fetch(result)),
+        );
         let admin = admin_listener.map(|listener| {
             let router = http::console::router(http::console::ConsoleParts {
                 store: store.clone(),
@@ -124,6 +130,8 @@ impl Application {
             wallet_links: settings.wallet_links,
             dc_api_signer: settings.dc_api_signer.clone(),
             zk: settings.zk.clone(),
+            status_mode: settings.credential_status,
+            status_lists: status_lists.clone(),
             rate_limit: settings.rate_limit,
             observe: metrics_listener.is_some(),
         });

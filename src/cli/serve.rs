@@ -145,6 +145,20 @@ pub struct Args {
     #[arg(long, env = "AGEGATE_ZK_CIRCUITS", value_name = "DIR", help_heading = WALLETS)]
     zk_circuits: Option<PathBuf>,
 
+    /// What is done with a credential's status list (docs/credential-status.md): `check`
+    /// refuses revoked and suspended credentials and accepts as `unknown` one whose list
+    /// cannot be had; `require` refuses that too (and zero-knowledge proofs, whose status
+    /// is hidden); `off` fetches nothing.
+    #[arg(
+        long,
+        env = "AGEGATE_CREDENTIAL_STATUS",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = crate::domain::StatusMode::Check,
+        help_heading = WALLETS
+    )]
+    credential_status: crate::domain::StatusMode,
+
     /// Proof checks that run at once [default: the number of cores]; as many more wait,
     /// and beyond that a proof is answered 503 with Retry-After.
     #[arg(
@@ -259,6 +273,7 @@ pub async fn run(args: Args, database_url: &DatabaseUrl) -> anyhow::Result<()> {
         allow_private_webhooks: args.allow_private_webhooks,
         webhook_retry_schedule: args.webhook_retry_schedule,
         zk,
+        credential_status: args.credential_status,
         ..Settings::new(args.listen)
     };
     let app = Application::build(settings, store, Arc::new(SystemClock)).await?;
@@ -299,6 +314,7 @@ pub async fn run(args: Args, database_url: &DatabaseUrl) -> anyhow::Result<()> {
     for line in zk_log {
         tracing::info!("{line}");
     }
+    tracing::info!("credential status: {}", args.credential_status);
     app.run_until_stopped(shutdown).await?;
     tracing::info!("agegate stopped");
     Ok(())

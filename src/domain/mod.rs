@@ -7,6 +7,7 @@ mod ask;
 pub mod by_reference;
 pub mod console;
 pub mod credential;
+pub mod credential_status;
 pub mod dcql;
 pub mod idempotency;
 pub mod invite;
@@ -21,6 +22,7 @@ pub mod webhook;
 pub use crate::kind;
 
 pub use credential::{Password, PasswordDigest, Username, WebhookSecret};
+pub use credential_status::{CredentialStatus, StatusMode};
 pub use idempotency::{BodyDigest, IdempotencyKey, IdempotentRequest};
 pub use invite::{CustomId, CustomIdError, InviteId, Status, VerifyError, VerifyTransition};
 pub use kind::{Accept, Kind, KindSet};

@@ -55,6 +55,10 @@ pub struct App {
     /// The loaded ZK circuits and their pool (docs/zk.md#zero-knowledge-proofs);
     /// `None` without `--zk-circuits`.
     pub zk: Option<Arc<crate::zk::Zk>>,
+    /// `--credential-status` (docs/credential-status.md).
+    pub status_mode: crate::domain::StatusMode,
+    /// The credential status lists in hand.
+    pub status_lists: Arc<crate::trust::status_lists::StatusLists>,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// `--rate-limit`: authenticated requests per second per site; `None` is no limit.
     pub rate_limiter: Option<crate::ratelimit::RateLimiter<crate::domain::SiteId>>,
@@ -83,6 +87,8 @@ impl App {
             dc_api_origin: &self.dc_api.origin,
             zk: self.zk.as_deref(),
             signer: self.dc_api.signer.as_ref(),
+            status_mode: self.status_mode,
+            status_lists: &self.status_lists,
         }
     }
 
@@ -202,6 +208,8 @@ pub struct AppParts {
     pub dc_api_signer: Option<crate::dcapi::RequestSigner>,
     /// `--zk-circuits`: the loaded circuits and their pool; `None` is off.
     pub zk: Option<Arc<crate::zk::Zk>>,
+    pub status_mode: crate::domain::StatusMode,
+    pub status_lists: Arc<crate::trust::status_lists::StatusLists>,
     pub rate_limit: u32,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Whether anyone reads the metrics (`--metrics-listen`); off, requests skip the
@@ -227,6 +235,8 @@ pub fn router(parts: AppParts) -> edge::Edge {
         signed_wallet_scheme: parts.signed_wallet_scheme,
         wallet_links: parts.wallet_links,
         zk: parts.zk,
+        status_mode: parts.status_mode,
+        status_lists: parts.status_lists,
         rate_limiter: crate::ratelimit::RateLimiter::new(parts.rate_limit),
         metrics: parts.metrics,
         openapi_json,

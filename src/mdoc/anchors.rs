@@ -36,6 +36,11 @@ impl KindAnchors {
         self.by_kind[kind.index()].as_deref()
     }
 
+    /// The anchors of `kind`, shared; `None` when it is off.
+    pub fn shared(&self, kind: Kind) -> Option<Arc<TrustAnchors>> {
+        self.by_kind[kind.index()].clone()
+    }
+
     /// The kinds that have anchors.
     pub fn on(&self) -> KindSet {
         Kind::all().filter(|k| self.get(*k).is_some()).collect()

@@ -99,6 +99,18 @@ impl Sign1 {
         self.inner.payload.as_deref()
     }
 
+    /// A parameter of the protected header other than the ones coset names (`typ`, 16,
+    /// say); None when absent.
+    pub(crate) fn protected_header(&self, label: Label) -> Option<&Value> {
+        self.inner
+            .protected
+            .header
+            .rest
+            .iter()
+            .find(|(l, _)| *l == label)
+            .map(|(_, value)| value)
+    }
+
     /// The x5chain header (label 33): one certificate as a bstr, or an array of them,
     /// the first being the signer's. ISO/IEC 18013-5 puts it in the unprotected header;
     /// RFC 9360 also allows the protected one.

@@ -116,4 +116,21 @@ pub enum PresentationError {
     ZkDeviceSigned,
     #[error("the zero-knowledge proof does not verify")]
     ZkProofInvalid,
+    /// Credential status (docs/credential-status.md): its issuer's list says revoked.
+    #[error("the credential is revoked")]
+    CredentialRevoked,
+    #[error("the credential is suspended")]
+    CredentialSuspended,
+    /// Any other status value than valid, revoked or suspended.
+    #[error("the credential's status is not valid (status {0})")]
+    CredentialStatusNotValid(u8),
+    #[error("the credential's status index is past the end of its status list")]
+    StatusIndexOutOfRange,
+    /// `--credential-status require` and the status cannot be had: names why.
+    #[error("the credential's status cannot be checked ({0}), and this server requires it")]
+    StatusUnknown(String),
+    #[error(
+        "a zero-knowledge proof cannot show the credential's status, which this server requires"
+    )]
+    ZkStatusRequired,
 }

@@ -20,6 +20,7 @@ mod error;
 mod mso;
 mod outcome;
 mod raw;
+pub mod status;
 mod time;
 pub(crate) mod transcript;
 pub mod vical;
@@ -97,13 +98,16 @@ pub struct Expected<'a> {
 /// An accepted presentation: `kind` is the credential's, `age_over` the M whose `true`
 /// proved the age, and `issuer_anchor` the SHA-256 of the DER of the trust anchor (of
 /// that kind) the issuer chained to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgeProof {
     pub kind: Kind,
     /// The docType presented (one of the kind's; the MSO's is the same).
     pub doc_type: &'static str,
     pub age_over: u8,
     pub issuer_anchor: [u8; 32],
+    /// What the issuer-signed MSO says of where its status is published (a
+    /// zero-knowledge proof hides the MSO: [`status::StatusClaim::Hidden`]).
+    pub status: status::StatusClaim,
 }
 
 use PresentationError as E;
@@ -324,6 +328,7 @@ fn verify_document(
         doc_type,
         age_over,
         issuer_anchor,
+        status: mso.status,
     })
 }
 

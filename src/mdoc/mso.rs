@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::cbor::{self, tag24_content};
 use super::raw::Raw;
+use super::status::StatusClaim;
 use super::time::{parse_rfc3339, Instant};
 use super::{cose, PresentationError as E};
 
@@ -21,6 +22,8 @@ pub(crate) struct Mso {
     /// `valueDigests`: namespace → digestID → digest.
     value_digests: ValueDigests,
     pub device_key: VerifyingKey,
+    /// Where the credential's status is published, if the MSO says.
+    pub status: StatusClaim,
 }
 
 /// Parses `MobileSecurityObjectBytes = #6.24(bstr .cbor MobileSecurityObject)` (the
@@ -76,9 +79,12 @@ pub(crate) fn parse_mso(payload: &[u8], expected_doc_type: &str, now: i64) -> Re
         .and_then(cose::p256_key)
         .ok_or(E::MalformedDeviceKey)?;
 
+    let status = super::status::parse_status(cbor::get(map, "status"));
+
     Ok(Mso {
         value_digests,
         device_key,
+        status,
     })
 }
 

@@ -45,6 +45,10 @@ impl PresentationError {
             E::ZkClaimNotListed(_) => "age_claim_missing",
             E::ZkDeviceSigned => "zk_device_signed",
             E::ZkProofInvalid => "zk_proof",
+            E::CredentialRevoked => "revoked",
+            E::CredentialSuspended => "suspended",
+            E::CredentialStatusNotValid(_) | E::StatusIndexOutOfRange => "status_invalid",
+            E::StatusUnknown(_) | E::ZkStatusRequired => "status_unknown",
         }
     }
 }

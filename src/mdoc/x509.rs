@@ -347,6 +347,16 @@ impl TrustAnchors {
         self.anchors.is_empty()
     }
 
+    /// SHA-256 over the anchors' DER, in order: names this set (what a status list's
+    /// signer was found to chain to).
+    pub fn identity(&self) -> [u8; 32] {
+        let mut hash = Sha256::new();
+        for a in &self.anchors {
+            hash.update(Sha256::digest(&a.der));
+        }
+        hash.finalize().into()
+    }
+
     /// Checks that `signer` is an anchor (DER-equal) or is signed by one, and that it
     /// and that anchor are valid at `now`. When several anchors verify it (a renewed
     /// CA with the same name and key), one valid now suffices. Returns the SHA-256 of

@@ -68,6 +68,8 @@ pub struct Presented {
     /// The `circuit_hash` of the circuit a zero-knowledge proof was checked against;
     /// `None` for a plain presentation.
     pub zk_circuit: Option<String>,
+    /// What was found of the credential's status (docs/credential-status.md).
+    pub credential_status: crate::domain::CredentialStatus,
 }
 
 /// Everything a receipt records of a verification that the invite's row does not hold.
@@ -117,6 +119,14 @@ pub struct Payload {
     /// Only in the receipt of a zero-knowledge proof: its circuit's `circuit_hash`.
     #[serde(rename = "zkCircuit", default, skip_serializing_if = "Option::is_none")]
     pub zk_circuit: Option<String>,
+    /// Only in the receipt of a wallet presentation: what was found of the credential's
+    /// status (`valid`, `unknown`, `unchecked`, `none`).
+    #[serde(
+        rename = "credentialStatus",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub credential_status: Option<crate::domain::CredentialStatus>,
 }
 
 /// The facts of the invite a receipt names.
@@ -145,6 +155,7 @@ impl Payload {
             transport: presented.map(|p| p.transport),
             nonce_hash: presented.map(|p| hex(&Sha256::digest(p.nonce.as_bytes()))),
             zk_circuit: presented.and_then(|p| p.zk_circuit.clone()),
+            credential_status: presented.map(|p| p.credential_status),
         }
     }
 }

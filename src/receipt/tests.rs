@@ -55,6 +55,7 @@ fn payload() -> Payload {
                 transport: Transport::OpenId4Vp,
                 nonce: "n-1".into(),
                 zk_circuit: None,
+                credential_status: crate::domain::CredentialStatus::Valid,
             }),
         },
     )
@@ -66,7 +67,7 @@ fn a_receipt_holds_exactly_the_listed_members_in_order() {
     assert_eq!(
         text,
         format!(
-            r#"{{"iss":"https://agegate.example","sub":"inv","siteId":"site","customId":"user-42","iat":1800000000,"method":"eu-av","minAge":18,"docType":"eu.europa.ec.av.1","issuerAnchor":"{}","transport":"openid4vp","nonceHash":"{}"}}"#,
+            r#"{{"iss":"https://agegate.example","sub":"inv","siteId":"site","customId":"user-42","iat":1800000000,"method":"eu-av","minAge":18,"docType":"eu.europa.ec.av.1","issuerAnchor":"{}","transport":"openid4vp","nonceHash":"{}","credentialStatus":"valid"}}"#,
             "07".repeat(32),
             hex(&sha2::Sha256::digest(b"n-1")),
         )
@@ -95,6 +96,8 @@ fn a_receipt_holds_exactly_the_listed_members_in_order() {
     ] {
         assert_eq!(value[member], serde_json::Value::Null, "{member}");
     }
+    // A verification without a presentation has no credential to have a status.
+    assert!(value.get("credentialStatus").is_none(), "{value}");
 }
 
 #[test]
@@ -186,6 +189,7 @@ fn a_zero_knowledge_receipt_ends_with_its_circuit_and_round_trips() {
             transport: Transport::DcApi,
             nonce: "n-1".into(),
             zk_circuit: Some("8d07".into()),
+            credential_status: crate::domain::CredentialStatus::Unknown,
         }),
     };
     let verified = Verified {
@@ -197,7 +201,10 @@ fn a_zero_knowledge_receipt_ends_with_its_circuit_and_round_trips() {
     };
     let payload = Payload::new(&verified, &evidence);
     let text = serde_json::to_string(&payload).unwrap();
-    assert!(text.ends_with(r#","zkCircuit":"8d07"}"#), "{text}");
+    assert!(
+        text.ends_with(r#","zkCircuit":"8d07","credentialStatus":"unknown"}"#),
+        "{text}"
+    );
     let key = ReceiptKey::generate();
     let keys = VerifyingKeys::of(std::slice::from_ref(&key));
     assert_eq!(keys.verify(&key.sign(&payload)), Ok(payload));

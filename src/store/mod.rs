@@ -13,6 +13,7 @@ pub mod postgres;
 mod records;
 pub(crate) mod rows;
 pub mod sqlite;
+pub mod status_lists;
 pub(crate) mod transitions;
 pub mod trust_lists;
 
@@ -24,6 +25,7 @@ pub use events::{
 };
 pub use listing::{InvitePage, InviteSlice};
 pub use records::*;
+pub use status_lists::{StatusListStore, StoredStatusList};
 pub use trust_lists::{StoredList, TrustListStore};
 
 use crate::clock::{UnixMillis, UnixTime};
@@ -284,6 +286,7 @@ pub trait Store:
     + ReceiptStore
     + ConsoleStore
     + TrustListStore
+    + StatusListStore
 {
 }
 
@@ -296,6 +299,7 @@ impl<T> Store for T where
         + ReceiptStore
         + ConsoleStore
         + TrustListStore
+        + StatusListStore
 {
 }
 

@@ -130,6 +130,13 @@ impl TestIssuer {
                 map(vec![("deviceKey", cose_key(device_pub))]),
             ),
         ]);
+        let mso = match (mso, &p.mso_status) {
+            (Value::Map(mut entries), Some(status)) => {
+                entries.push((text("status"), status.clone()));
+                Value::Map(entries)
+            }
+            (mso, _) => mso,
+        };
         let mso_bytes = cbor(&tag24(&mso)); // MobileSecurityObjectBytes
 
         // issuerAuth

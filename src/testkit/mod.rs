@@ -14,6 +14,7 @@
 mod encode;
 mod issuer;
 mod mdoc;
+mod status;
 mod vical;
 mod vical_publisher;
 
@@ -28,6 +29,9 @@ pub use encode::{
     sha256, sig_structure, tag24, tdate, text,
 };
 pub use mdoc::fixed_item;
+pub use status::{
+    identifier_list_ref, pack, status_list_ref, stranger_signer, zlib, StatusSigner, TokenSpec,
+};
 pub use vical::{years, PkiSpec, Vical, VicalEntry, VicalPki, X5chain};
 pub use vical_publisher::{mdl_vical, VicalKnobs, VicalPublisher};
 
@@ -220,6 +224,8 @@ pub struct Presentation {
     pub device_mac: bool,
     /// DeviceNameSpacesBytes sent (and signed) with a 4-byte bstr length head.
     pub long_device_ns_header: bool,
+    /// The MSO's `status` member (docs/credential-status.md); none when `None`.
+    pub mso_status: Option<Value>,
 }
 
 impl Default for Presentation {
@@ -261,6 +267,7 @@ impl Default for Presentation {
             disclosed_values: None,
             device_mac: false,
             long_device_ns_header: false,
+            mso_status: None,
         }
     }
 }
@@ -293,6 +300,12 @@ impl Presentation {
         self.doc_type = doc_type.to_owned();
         self.mso_doc_type = doc_type.to_owned();
         self.namespace = namespace.to_owned();
+        self
+    }
+
+    /// The same, its MSO naming its status (`status_list_ref`, `identifier_list_ref`).
+    pub fn with_status(mut self, status: Value) -> Self {
+        self.mso_status = Some(status);
         self
     }
 

@@ -11,6 +11,7 @@ pub mod load;
 pub mod outcome;
 pub mod refresh;
 pub mod source;
+pub mod status_lists;
 
 pub use lists::ListType;
 pub use load::{ListFiles, ListStatus, Trust, TrustFiles, TrustHandle};

@@ -136,16 +136,23 @@ impl Fetcher {
                 }
                 Ok(bytes)
             }
-            Source::Url(url) => {
-                match tokio::time::timeout(self.timeout, self.download(url)).await {
-                    Ok(result) => result,
-                    Err(_) => Err(FetchError::Timeout(self.timeout)),
-                }
-            }
+            Source::Url(url) => self.get_url(url, None).await,
         }
     }
 
-    async fn download(&self, url: &url::Url) -> Result<Vec<u8>, FetchError> {
+    /// A URL's bytes, at most the cap, asking for `accept` (a media type) when given.
+    pub async fn get_url(
+        &self,
+        url: &url::Url,
+        accept: Option<&str>,
+    ) -> Result<Vec<u8>, FetchError> {
+        match tokio::time::timeout(self.timeout, self.download(url, accept)).await {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout(self.timeout)),
+        }
+    }
+
+    async fn download(&self, url: &url::Url, accept: Option<&str>) -> Result<Vec<u8>, FetchError> {
         let timeout = self.timeout;
         let network = move |e: reqwest::Error| {
             if e.is_timeout() {
@@ -154,7 +161,11 @@ impl Fetcher {
                 FetchError::Network(without_url(e))
             }
         };
-        let mut response = self.http.get(url.clone()).send().await.map_err(network)?;
+        let mut request = self.http.get(url.clone());
+        if let Some(accept) = accept {
+            request = request.header(reqwest::header::ACCEPT, accept);
+        }
+        let mut response = request.send().await.map_err(network)?;
         if !response.status().is_success() {
             return Err(FetchError::Status(response.status().as_u16()));
         }

@@ -114,6 +114,7 @@ fn serve_help_groups_every_flag_under_a_heading() {
         ("Wallets and trust", "--dc-api-signing-key"),
         ("Wallets and trust", "--zk-circuits"),
         ("Wallets and trust", "--zk-workers"),
+        ("Wallets and trust", "--credential-status"),
         ("Console", "--admin-listen"),
         ("Observability", "--metrics-listen"),
         ("Observability", "--log-format"),

@@ -84,6 +84,7 @@ fn receipts_signed_per_second_on_one_core() {
             transport: Transport::OpenId4Vp,
             nonce: "bm9uY2Utbm9uY2Utbm9uY2U".into(),
             zk_circuit: None,
+            credential_status: agegate::domain::CredentialStatus::None,
         }),
     };
     let sign = || {

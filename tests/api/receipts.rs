@@ -145,6 +145,7 @@ async fn an_eu_av_receipt_names_the_doctype_anchor_transport_and_nonce_hash() {
             "issuerAnchor": hex(&Sha256::digest(&issuer.ca_der)),
             "transport": "openid4vp",
             "nonceHash": hex(&Sha256::digest(req.nonce.as_bytes())),
+            "credentialStatus": "none",
         })
     );
 }

@@ -10,6 +10,7 @@ mod answering;
 mod by_reference;
 mod dc_api;
 mod refusal;
+mod status;
 mod zk;
 
 use serde_json::Value;
@@ -25,7 +26,7 @@ use crate::metrics::Metrics;
 use crate::receipt::{Evidence, Presented, Transport};
 use crate::store::{AnswerOutcome, GatewayInvite, PresentationStore, StoreError};
 use crate::trust::TrustHandle;
-use answering::Answering;
+use answering::{Answering, Refusal};
 use dc_api::Protocol;
 use zk::Proven;
 
@@ -135,6 +136,9 @@ pub struct Verification<'a> {
     pub zk: Option<&'a crate::zk::Zk>,
     /// The signing identity of requests by reference; `None`: there are none to answer.
     pub signer: Option<&'a crate::dcapi::RequestSigner>,
+    /// `--credential-status`, and the status lists in hand.
+    pub status_mode: crate::domain::StatusMode,
+    pub status_lists: &'a std::sync::Arc<crate::trust::status_lists::StatusLists>,
 }
 
 impl Verification<'_> {
@@ -179,6 +183,13 @@ impl Verification<'_> {
             }
         };
         let proven = if mdoc::zk::is_zk_response(&opened.device_response) {
+            // Its status is hidden with its MSO: refused before the costly proof check.
+            if self.status_mode == crate::domain::StatusMode::Require {
+                return Err(answering.refusal(Refusal {
+                    kind: opened.kind,
+                    reason: PresentationError::ZkStatusRequired,
+                }));
+            }
             answering.verify_zk(self.zk, opened, &request).await?
         } else {
             answering.check(answering.plain_allowed(&request))?;
@@ -193,7 +204,10 @@ impl Verification<'_> {
                 zk_circuit: None,
             }
         };
-        self.accept(&answering, &request, proven).await
+        let status = answering
+            .credential_status(self.status_mode, self.status_lists, &proven.proof)
+            .await?;
+        self.accept(&answering, &request, proven, status).await
     }
 
     /// The invite `id`, answerable: it exists, its site accepts a kind the server has on,
@@ -250,6 +264,7 @@ impl Verification<'_> {
         answering: &Answering<'_>,
         request: &PresentationRequest,
         Proven { proof, zk_circuit }: Proven,
+        credential_status: crate::domain::CredentialStatus,
     ) -> Result<Verified, AnswerError> {
         let id = &answering.id;
         let evidence = Evidence {
@@ -262,6 +277,7 @@ impl Verification<'_> {
                 transport: answering.transport,
                 nonce: request.nonce.clone(),
                 zk_circuit,
+                credential_status,
             }),
         };
         let outcome = self

@@ -92,5 +92,6 @@ fn proved(checked: &ZkChecked) -> AgeProof {
         doc_type: checked.doc_type,
         age_over: checked.age_over,
         issuer_anchor: checked.issuer_anchor,
+        status: crate::mdoc::status::StatusClaim::Hidden,
     }
 }

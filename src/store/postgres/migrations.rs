@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0010_receipt_key_signs_from.sql"),
     include_str!("migrations/0011_zk.sql"),
     include_str!("migrations/0012_trust_lists.sql"),
+    include_str!("migrations/0013_status_lists.sql"),
 ];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).

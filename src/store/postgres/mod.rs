@@ -21,6 +21,7 @@ mod receipts;
 mod rows;
 mod shared;
 mod sites;
+mod status_lists;
 mod status_sync;
 mod trust_lists;
 mod webhooks;

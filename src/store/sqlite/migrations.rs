@@ -26,6 +26,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0015_health_probe.sql"),
     include_str!("migrations/0016_zk.sql"),
     include_str!("migrations/0017_trust_lists.sql"),
+    include_str!("migrations/0018_status_lists.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {

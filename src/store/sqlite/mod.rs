@@ -41,6 +41,7 @@ mod queue;
 mod receipts;
 mod sites;
 mod status_coherence;
+mod status_lists;
 mod tally;
 mod trust_lists;
 mod webhooks;
