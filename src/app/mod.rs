@@ -6,6 +6,7 @@
 pub mod accounts;
 pub mod invites;
 pub mod keys;
+pub mod sessions;
 pub mod sites;
 pub mod verification;
 pub mod wallet_requests;

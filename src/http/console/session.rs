@@ -1,9 +1,7 @@
-//! Signing in and out, and who is asking: the session cookie is a random id whose
-//! digest names a row of `console_sessions`, read afresh on every request (so a deleted
-//! account or a sign-out ends the session on every node at once); the CSRF token of a
-//! session is derived from its id ([`SessionId::csrf_token`]). Failed sign-ins are
-//! counted per typed name and client address in the database, where every node sees
-//! them ([`Failures`]).
+//! Signing in and out, and who is asking, at the console's edge: the session cookie
+//! carries a session id of [`crate::app::sessions`] (which signs in, throttles and reads
+//! sessions afresh on every request); the CSRF token of a session is derived from its id
+//! ([`SessionId::csrf_token`]); the forms and their answers are here.
 
 use askama::Template;
 use axum::body::Bytes;
@@ -16,11 +14,9 @@ use serde::Deserialize;
 use std::net::SocketAddr;
 
 use super::{notice_text, page, see_other, ConsoleError, ConsoleState, Layout, SignedIn, CSS};
-use crate::domain::console::{
-    ConsoleUsername, CsrfToken, PasswordHash, SessionId, SESSION_LIFETIME_SECS,
-};
+use crate::app::sessions::{self, SignInError, Started};
+use crate::domain::console::{ConsoleUsername, CsrfToken, SessionId, SESSION_LIFETIME_SECS};
 use crate::http::gateway::cookie;
-use crate::store::NewSession;
 
 pub const SESSION_COOKIE: &str = "agegate_console";
 pub const SIGN_IN_PATH: &str = "/admin/sign-in";
@@ -64,10 +60,9 @@ impl FromRequestParts<ConsoleState> for Operator {
         state: &ConsoleState,
     ) -> Result<Self, ConsoleError> {
         let id = session_id(&parts.headers).ok_or(ConsoleError::SignIn)?;
-        let now = state.clock.now();
-        match state.store.console_session(&id.digest(), now).await? {
-            Some(session) => Ok(Operator {
-                username: session.username,
+        match sessions::operator(state.store.as_ref(), state.clock.as_ref(), &id).await? {
+            Some(username) => Ok(Operator {
+                username,
                 csrf: id.csrf_token(),
             }),
             None => Err(ConsoleError::SignIn),
@@ -175,10 +170,7 @@ pub async fn sign_in_page(
     Query(query): Query<NoticeQuery>,
 ) -> Result<Response, ConsoleError> {
     if let Some(id) = session_id(&headers) {
-        let now = state.clock.now();
-        if state
-            .store
-            .console_session(&id.digest(), now)
+        if sessions::operator(state.store.as_ref(), state.clock.as_ref(), &id)
             .await?
             .is_some()
         {
@@ -216,64 +208,23 @@ pub async fn sign_in(
     }
     let form: SignInForm = serde_urlencoded::from_bytes(&body)
         .map_err(|e| ConsoleError::BadRequest(format!("The form could not be read: {e}")))?;
-    let now = state.clock.now();
     let address = client.ip().to_string();
-    let typed = form.username.trim().to_owned();
-    let name = ConsoleUsername::parse(&typed).ok();
-    if let Some(name) = &name {
-        let failures = state.store.sign_in_failures(name, &address).await?;
-        if let Some(wait) = failures.and_then(|f| f.locked_for(now)) {
-            return Ok(throttled(wait, &typed));
-        }
-    }
-    let hash = match &name {
-        Some(name) => state
-            .store
-            .console_user(name)
-            .await?
-            .map(|u| u.password_hash),
-        None => None,
+    let typed = form.username.trim();
+    let signed_in = sessions::sign_in(
+        state.store.as_ref(),
+        state.clock.as_ref(),
+        typed,
+        form.password,
+        &address,
+    )
+    .await;
+    let Started { id, .. } = match signed_in {
+        Ok(started) => started,
+        Err(SignInError::Throttled { wait }) => return Ok(throttled(wait, typed)),
+        Err(SignInError::Refused) => return Ok(refused(typed)),
+        Err(SignInError::Internal(e)) => return Err(ConsoleError::Internal(e)),
+        Err(SignInError::Store(e)) => return Err(e.into()),
     };
-    let password = form.password;
-    // Argon2 is slow on purpose: off the async workers.
-    let matches = tokio::task::spawn_blocking(move || match &hash {
-        Some(hash) => hash.verify(&password),
-        None => {
-            PasswordHash::decoy().verify(&password);
-            false
-        }
-    })
-    .await
-    .map_err(|e| ConsoleError::Internal(e.to_string()))?;
-    let Some(name) = name.filter(|_| matches) else {
-        if let Ok(name) = ConsoleUsername::parse(&typed) {
-            state
-                .store
-                .record_sign_in_failure(&name, &address, now)
-                .await?;
-        }
-        // The typed name stays out of the log: people type passwords there by mistake.
-        tracing::info!(client = %address, "console sign-in refused");
-        return Ok(refused(&typed));
-    };
-    let id = SessionId::generate();
-    let started = state
-        .store
-        .start_session(
-            NewSession {
-                digest: id.digest(),
-                username: name.clone(),
-                created_at: now,
-                expires_at: now + SESSION_LIFETIME_SECS,
-            },
-            &address,
-        )
-        .await?;
-    if !started {
-        // Deleted between the check and now.
-        return Ok(refused(&typed));
-    }
-    tracing::info!(user = %name, client = %address, "console sign-in");
     let mut response = see_other("/admin/");
     set_cookie(
         &mut response,
@@ -320,7 +271,7 @@ pub async fn sign_out(
     action: Action<NoFields>,
 ) -> Result<Response, ConsoleError> {
     if let Some(id) = session_id(&headers) {
-        state.store.end_session(&id.digest()).await?;
+        sessions::sign_out(state.store.as_ref(), &id).await?;
     }
     tracing::info!(user = %action.operator.username, "console sign-out");
     let mut response = see_other(&format!("{SIGN_IN_PATH}?notice=signed-out"));
