@@ -1,4 +1,4 @@
-//! The database's password is never printed (docs/operations.md#high-availability): not
+//! The database's password is never printed (docs/operations.md#logs): not
 //! in `serve`'s first log line or any other, not in an error, not in `statement` or
 //! `--help`, whichever form of URL carries it. The test cluster trusts loopback, so
 //! the server starts with whatever password the URL holds; the point is what it prints.
