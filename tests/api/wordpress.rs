@@ -68,6 +68,8 @@ async fn wordpress_plugin_withholds_gated_content_until_agegate_verified_the_vis
     crate::wordpress_checks::feeds_and_the_rest_api_do_not_carry_gated_content(&wp, &cookie).await;
     crate::wordpress_checks::webhooks_need_a_valid_fresh_unseen_signature(&wp, &site).await;
 
+    crate::wordpress_checks::the_editor_box_gates_and_ungates_a_post(&wp).await;
+
     let reader = driver.session_in("reader", &[]).await;
     let webhook_only = logged_in_user_verified_by_webhook_only_is_let_in(&reader, &wp, &app).await;
     let closed = reader.close().await;

@@ -2,9 +2,9 @@
 //! the end-to-end test (tests/api/wordpress.rs calls them in order).
 
 use crate::helpers::{TestApp, TestSite};
-use crate::wordpress_site::WordPress;
+use crate::wordpress_site::{WordPress, ADMIN_PASSWORD};
 use crate::wordpress_visitor::{
-    invite_id_of, now, post_webhook, verified_cookie, verified_event, Visitor, GATED,
+    field, invite_id_of, now, post_webhook, verified_cookie, verified_event, Visitor, GATED,
     NOT_CONFIRMED, OPEN, SHORTCODE, UNAVAILABLE,
 };
 
@@ -232,4 +232,53 @@ pub async fn agegate_stopped_shows_the_unavailable_page(wp: &WordPress) {
     assert_eq!(page.status, 503, "{}", page.body);
     assert!(page.body.contains(UNAVAILABLE));
     assert!(!page.sets("agegate_verified"));
+}
+
+/// The box "Requires age verification": ticked and saved through WordPress's edit form
+/// (the fields the block editor posts for meta boxes), the post is gated; unticked, it
+/// is shown again.
+pub async fn the_editor_box_gates_and_ungates_a_post(wp: &WordPress) {
+    let mut admin = Visitor::new(wp);
+    admin.log_in("admin", ADMIN_PASSWORD).await;
+    let id = wp.id("open");
+    let edit = admin
+        .get(&format!("/wp-admin/post.php?post={id}&action=edit"))
+        .await;
+    assert_eq!(edit.status, 200);
+    assert!(
+        edit.body.contains("Requires age verification"),
+        "the box is in the editor"
+    );
+    let form = |tick: bool| {
+        let mut fields = vec![
+            ("action", "editpost".to_owned()),
+            ("post_ID", id.to_string()),
+            ("post_type", "post".to_owned()),
+            ("_wpnonce", field(&edit.body, "_wpnonce")),
+            (
+                "agegate_meta_nonce",
+                field(&edit.body, "agegate_meta_nonce"),
+            ),
+        ];
+        if tick {
+            fields.push(("agegate_required", "1".to_owned()));
+        }
+        fields
+    };
+    let saved = admin.post("/wp-admin/post.php", &form(true)).await;
+    assert_eq!(saved.status, 302, "{}", saved.body);
+    let meta = format!("return get_post_meta( {id}, '_agegate_required', true );");
+    assert_eq!(wp.eval(&meta), "1");
+    let page = Visitor::new(wp).get("/visiting-hours/").await;
+    page.assert_gate("the post whose box was ticked");
+    assert!(!page.body.contains(OPEN));
+
+    let saved = admin.post("/wp-admin/post.php", &form(false)).await;
+    assert_eq!(saved.status, 302, "{}", saved.body);
+    assert_eq!(wp.eval(&meta), "");
+    let page = Visitor::new(wp).get("/visiting-hours/").await;
+    assert!(
+        page.body.contains(OPEN),
+        "unticked, the post is shown again"
+    );
 }

@@ -112,6 +112,25 @@ impl<'a> Visitor<'a> {
         self.send(request).await
     }
 
+    /// POST a form to a path of the site.
+    pub async fn post(&mut self, path: &str, form: &[(&str, String)]) -> Page {
+        let request = self.client.post(self.site.url(path)).form(form);
+        self.send(request).await
+    }
+
+    /// Logs in through wp-login.php; the session's cookies are kept.
+    pub async fn log_in(&mut self, user: &str, password: &str) {
+        self.cookies
+            .insert("wordpress_test_cookie".into(), "WP%20Cookie%20check".into());
+        let form = [
+            ("log", user.to_owned()),
+            ("pwd", password.to_owned()),
+            ("testcookie", "1".to_owned()),
+        ];
+        let page = self.post("/wp-login.php", &form).await;
+        assert_eq!(page.status, 302, "logging {user} in: {}", page.body);
+    }
+
     /// Presses "Verify your age" on the gate page of `path`: the answer to the POST.
     pub async fn press_verify(&mut self, path: &str) -> Page {
         let gate = self.get(path).await;
