@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Makes src/trustlist/testdata: trusted lists signed by tools independent of agegate.
 
-signxml signs enveloped with inclusive C14N (1.0 RSA, 1.1 ECDSA P-256/P-384); the xmlsec1
+signxml signs XAdES enveloped with inclusive C14N (1.0 RSA, 1.1 ECDSA P-256/P-384); the xmlsec1
 command signs templates the way the real EU list is (exclusive C14N, XPath Filter 2.0
 subtracting the signature, a XAdES SignedProperties reference), and the refusals that
 must be signed to reach their check (an extra reference, an extra transform, a wrong type).
@@ -19,7 +19,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 from lxml import etree
-from signxml import XMLSigner, methods
+from signxml import methods
+from signxml.xades import XAdESSigner
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "src", "trustlist", "testdata")
 TMP = tempfile.mkdtemp()
@@ -102,23 +103,36 @@ def tsl(seq, services, tsl_type=P + "tsl-type", next_update="2099-01-01T00:00:00
 
 
 def signxml_sign(xml, key, chain, alg, c14n):
+    """XAdES baseline B by signxml, enveloped."""
     root = etree.fromstring(xml.encode())
-    signer = XMLSigner(method=methods.enveloped, signature_algorithm=alg, digest_algorithm="sha256",
-                       c14n_algorithm=c14n)
+    signer = ListSigner(method=methods.enveloped, signature_algorithm=alg, digest_algorithm="sha256",
+                         c14n_algorithm=c14n)
     signed = signer.sign(root, key=key, cert=[pem(c) for c in chain])
     return etree.tostring(signed, xml_declaration=True, encoding="UTF-8").decode()
 
 
 DS = "http://www.w3.org/2000/09/xmldsig#"
 EXC = "http://www.w3.org/2001/10/xml-exc-c14n#"
+
+
+class ListSigner(XAdESSigner):
+    """signxml's XAdES (SigningTime, SigningCertificateV2) without its third reference, to
+    KeyInfo: the EU's lists, and the profile agegate accepts, carry two (the document and
+    the SignedProperties)."""
+
+    def _add_reference_to_signed_info(self, sig_root, node_to_reference, **attrs):
+        if node_to_reference.tag != f"{{{DS}}}KeyInfo":
+            super()._add_reference_to_signed_info(sig_root, node_to_reference, **attrs)
+
 FILTER2 = ("<ds:Transform Algorithm=\"http://www.w3.org/2002/06/xmldsig-filter2\"><dsig-xpath:XPath "
            "xmlns:dsig-xpath=\"http://www.w3.org/2002/06/xmldsig-filter2\" Filter=\"subtract\">"
            "/descendant::ds:Signature</dsig-xpath:XPath></ds:Transform>")
 
 
-def xmlsec_sign(xml, key_path, chain, sig_alg, doc_transforms, extra_refs="", props=True):
-    """Signs `xml` with xmlsec1 from a template appended as the root's last child."""
-    signer_der = chain[0].public_bytes(serialization.Encoding.DER)
+def xmlsec_sign(xml, key_path, chain, sig_alg, doc_transforms, extra_refs="", props=True, named=None):
+    """Signs `xml` with xmlsec1 from a template appended as the root's last child; the
+    SignedProperties name the signer (or `named`, for a refusal)."""
+    signer_der = (named or chain[0]).public_bytes(serialization.Encoding.DER)
     digest = base64.b64encode(hashlib.sha256(signer_der).digest()).decode()
     props_ref = (f"<ds:Reference Type=\"http://uri.etsi.org/01903#SignedProperties\" URI=\"#xades-sig\">"
                  f"<ds:Transforms><ds:Transform Algorithm=\"{EXC}\"/></ds:Transforms>"
@@ -195,8 +209,12 @@ def main():
     enveloped = "<ds:Transform Algorithm=\"http://www.w3.org/2000/09/xmldsig#enveloped-signature\"/>"
     write("xmlsec-rsa-filter2-exc.xml", xmlsec_sign(list_a, rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
     write("xmlsec-rsa-filter2-exc-b.xml", xmlsec_sign(list_b, rsa_path, [rsa_signer, ca], "rsa-sha256", FILTER2 + exc))
-    write("xmlsec-ec-enveloped-exc.xml", xmlsec_sign(list_a, ec_path, [ec_signer], "ecdsa-sha512", enveloped + exc,
-                                                     props=False))
+    write("xmlsec-ec-enveloped-exc.xml", xmlsec_sign(list_a, ec_path, [ec_signer], "ecdsa-sha512", enveloped + exc))
+    # XAdES without its SignedProperties, and with them naming another certificate.
+    write("refuse-no-signed-properties.xml", xmlsec_sign(list_a, rsa_path, [rsa_signer, ca], "rsa-sha256",
+                                                         FILTER2 + exc, props=False))
+    write("refuse-other-signing-certificate.xml", xmlsec_sign(list_a, rsa_path, [rsa_signer, ca], "rsa-sha256",
+                                                              FILTER2 + exc, named=ca))
     # Refusals that must be signed to reach their check.
     extra_ref = ("<ds:Reference URI=\"#tsl\"><ds:Transforms>" + exc + "</ds:Transforms><ds:DigestMethod "
                  "Algorithm=\"http://www.w3.org/2001/04/xmlenc#sha256\"/><ds:DigestValue/></ds:Reference>")

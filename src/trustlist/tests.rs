@@ -227,6 +227,28 @@ fn an_extra_reference_is_refused() {
 }
 
 #[test]
+fn a_list_without_signed_properties_naming_its_signer_is_refused() {
+    // XAdES baseline B, as xmlsec1 signed it: without the SignedProperties reference,
+    // and with one whose SigningCertificateV2 digest names the CA, not the signer.
+    for (name, refusal) in [
+        (
+            "refuse-no-signed-properties.xml",
+            SignatureError::NoSignedProperties,
+        ),
+        (
+            "refuse-other-signing-certificate.xml",
+            SignatureError::SigningCertificateMismatch,
+        ),
+    ] {
+        assert_eq!(
+            refused(&testdata(name), &pins("signer-ca.pem")),
+            ListError::Signature(refusal),
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn an_extra_transform_is_refused() {
     assert_eq!(
         refused(

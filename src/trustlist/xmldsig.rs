@@ -1,8 +1,9 @@
 //! The enveloped XML signature of a trusted list (XAdES baseline B as ETSI TS 119 612
 //! lists use it), checked strictly: one `ds:Signature`, the root's last child; a
 //! reference to the whole document (`URI=""`, enveloped-signature or XPath Filter 2.0
-//! subtracting `/descendant::ds:Signature`, then optionally one canonicalisation) and at
-//! most one to the signature's own `SignedProperties`; nothing else. What the caller then
+//! subtracting `/descendant::ds:Signature`, then optionally one canonicalisation) and
+//! one to the signature's own `SignedProperties`, whose signing certificate must be the
+//! signer; nothing else. What the caller then
 //! reads is the very document verified, so no wrapping can show it other content.
 
 use roxmltree::{Document, Node};
@@ -42,6 +43,10 @@ pub enum SignatureError {
     SignatureInvalid,
     #[error("digest of the {0} does not match")]
     DigestMismatch(&'static str),
+    #[error("no reference to the SignedProperties (XAdES names the signing certificate there)")]
+    NoSignedProperties,
+    #[error("SignedProperties names no signing certificate")]
+    NoSigningCertificate,
     #[error("SignedProperties names another signing certificate")]
     SigningCertificateMismatch,
     #[error("cannot canonicalise: {}", .0 .0)]
@@ -138,9 +143,10 @@ pub fn verify(
     if !whole_document {
         return Err(E::NoDocumentReference);
     }
-    if let Some(props) = signed_properties {
-        check_signing_certificate(props, signer)?;
-    }
+    // XAdES baseline B: the signed properties name the signing certificate, so a
+    // `KeyInfo` certificate swapped for another with the same key is caught.
+    let props = signed_properties.ok_or(E::NoSignedProperties)?;
+    check_signing_certificate(props, signer)?;
     Ok(Signed {
         signer: signer.der().to_vec(),
     })
@@ -370,18 +376,26 @@ fn check_properties_reference<'a, 'i>(
     Ok(*target)
 }
 
-/// XAdES `SigningCertificateV2` (or v1) must name the certificate that signed: else a
-/// substituted `KeyInfo` certificate with the same key would pass unnoticed.
+/// XAdES `SignedSignatureProperties/SigningCertificateV2` (or v1) `/Cert/CertDigest`
+/// must name the certificate that signed: else a substituted `KeyInfo` certificate with
+/// the same key would pass unnoticed. Baseline B requires one, so none is refused.
 fn check_signing_certificate(
     props: Node<'_, '_>,
     signer: &SignerCert,
 ) -> Result<(), SignatureError> {
+    let xades = |name: &'static str| move |n: &Node<'_, '_>| n.has_tag_name((NS_XADES, name));
     let cert_digests: Vec<Node<'_, '_>> = props
-        .descendants()
-        .filter(|n| n.has_tag_name((NS_XADES, "CertDigest")))
+        .children()
+        .filter(xades("SignedSignatureProperties"))
+        .flat_map(|p| p.children())
+        .filter(|n| xades("SigningCertificateV2")(n) || xades("SigningCertificate")(n))
+        .flat_map(|c| c.children())
+        .filter(xades("Cert"))
+        .flat_map(|c| c.children())
+        .filter(xades("CertDigest"))
         .collect();
     if cert_digests.is_empty() {
-        return Ok(()); // baseline B without one is not ours to refuse
+        return Err(E::NoSigningCertificate);
     }
     for digest in cert_digests {
         let mut parts = digest.children().filter(Node::is_element);

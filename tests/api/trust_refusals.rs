@@ -85,6 +85,20 @@ fn refusals() -> Vec<(&'static str, Vec<u8>, &'static str, String)> {
             "signature refused: ds:Signature is not the last child of the root".into(),
         ),
         (
+            "no SignedProperties",
+            text("refuse-no-signed-properties.xml").into_bytes(),
+            "signature",
+            "signature refused: no reference to the SignedProperties (XAdES names the \
+             signing certificate there)"
+                .into(),
+        ),
+        (
+            "SignedProperties naming another certificate",
+            text("refuse-other-signing-certificate.xml").into_bytes(),
+            "signature",
+            "signature refused: SignedProperties names another signing certificate".into(),
+        ),
+        (
             "a DTD and entity",
             dtd.into_bytes(),
             "invalid",
