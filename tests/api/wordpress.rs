@@ -46,9 +46,11 @@ async fn wordpress_plugin_withholds_gated_content_until_agegate_verified_the_vis
 
     let driver = Chromedriver::start().await;
     let admin = driver.session_in("admin", &[]).await;
-    let configured = settings_page_takes_the_four_settings_and_never_shows_secrets_back(
-        &admin, &wp, &app, &site,
-    )
+    let configured = async {
+        plugin_installs_from_its_zip_through_the_upload_page(&admin, &wp).await?;
+        settings_page_takes_the_four_settings_and_never_shows_secrets_back(&admin, &wp, &app, &site)
+            .await
+    }
     .await;
     let closed = admin.close().await;
     configured.unwrap_or_else(|e| panic!("{e}\n{}", wp.errors()));
@@ -112,6 +114,53 @@ async fn wordpress_plugin_withholds_gated_content_until_agegate_verified_the_vis
     );
 }
 
+/// Plugins → Add New → Upload Plugin with the zip, Install Now, Activate Plugin.
+async fn plugin_installs_from_its_zip_through_the_upload_page(
+    browser: &Session,
+    wp: &WordPress,
+) -> Result<(), String> {
+    log_in(browser, wp, "admin", ADMIN_PASSWORD).await?;
+    browser
+        .goto(&wp.url("/wp-admin/plugin-install.php?tab=upload"))
+        .await?;
+    let zip = wp.plugin_zip();
+    browser
+        .find("input#pluginzip")
+        .await?
+        .send_keys(&zip.display().to_string())
+        .await?;
+    browser
+        .find("#install-plugin-submit")
+        .await?
+        .click()
+        .await?;
+    let activate = helpers::poll(Duration::from_secs(30), || async {
+        let link = browser.find("a[href*='action=activate']").await.ok()?;
+        link.attr("href").await.ok()?
+    })
+    .await;
+    let Some(activate) = activate else {
+        let text = browser.find("body").await?.text().await?;
+        return Err(format!(
+            "the upload did not offer 'Activate Plugin': {text}"
+        ));
+    };
+    if !activate.contains("plugin=agegate%2Fagegate.php") {
+        return Err(format!("the activation link is {activate}"));
+    }
+    browser
+        .find("a[href*='action=activate']")
+        .await?
+        .click()
+        .await?;
+    arrive(browser, &wp.url("/wp-admin/plugins.php"), "activating").await?;
+    let active = wp.eval("return get_option( 'active_plugins' );");
+    if active != serde_json::json!(["agegate/agegate.php"]) {
+        return Err(format!("active plugins: {active}"));
+    }
+    Ok(())
+}
+
 /// Settings → agegate: an administrator enters the URL, site ID, username and password
 /// (and the webhook secret); the saved page never carries the password or the secret.
 async fn settings_page_takes_the_four_settings_and_never_shows_secrets_back(
@@ -120,7 +169,6 @@ async fn settings_page_takes_the_four_settings_and_never_shows_secrets_back(
     app: &TestApp,
     site: &TestSite,
 ) -> Result<(), String> {
-    log_in(browser, wp, "admin", ADMIN_PASSWORD).await?;
     browser
         .goto(&wp.url("/wp-admin/options-general.php?page=agegate"))
         .await?;

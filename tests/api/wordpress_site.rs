@@ -1,7 +1,7 @@
 //! A throwaway WordPress for the plugin's end-to-end test: Debian's WordPress copied to a
 //! temporary directory, on a MariaDB of its own (a data directory and a socket in the same
 //! directory, no TCP port), served by PHP's built-in server on a free loopback port, with
-//! the plugin from `integrations/wordpress/agegate` installed and activated.
+//! the plugin's zip made from `integrations/wordpress/agegate` for the test to upload.
 //!
 //! Needs Debian's `wordpress`, `wordpress-theme-twentytwentythree`, `php-cli`,
 //! `php-mysql`, `php-curl` and `mariadb-server` (`bash scripts/setup.sh` installs them);
@@ -77,10 +77,6 @@ impl WordPress {
         };
         let root = site.root();
         run(Command::new("cp").arg("-a").arg(WORDPRESS).arg(&root));
-        run(Command::new("cp")
-            .arg("-r")
-            .arg(plugin_dir())
-            .arg(root.join("wp-content/plugins/")));
         let mu = root.join("wp-content/mu-plugins");
         std::fs::create_dir_all(&mu).unwrap();
         std::fs::copy(fixtures().join("test-site.php"), mu.join("test-site.php")).unwrap();
@@ -115,6 +111,17 @@ impl WordPress {
 
     fn port(&self) -> u16 {
         self.host().rsplit(':').next().unwrap().parse().unwrap()
+    }
+
+    /// The plugin's zip, made as docs/wordpress.md says.
+    pub fn plugin_zip(&self) -> PathBuf {
+        let zip = self.dir.path().join("agegate.zip");
+        run(Command::new("python3")
+            .args(["-m", "zipfile", "-c"])
+            .arg(&zip)
+            .arg("agegate")
+            .current_dir(plugin_dir().parent().unwrap()));
+        zip
     }
 
     /// `install.php`: the site, its users and posts, the plugin activated.

@@ -1,8 +1,8 @@
 <?php
 /**
  * Installs the throwaway WordPress of the end-to-end test (no browser): the site, an
- * administrator and a subscriber, pretty permalinks, the plugin activated, and the
- * posts the test visits. Prints what it made as JSON.
+ * administrator and two subscribers, pretty permalinks, and the posts the test visits
+ * (the test then installs the plugin from its zip, as a site owner would). Prints what it made as JSON.
  *
  * Usage: php install.php WORDPRESS_DIR HOST ADMIN_PASSWORD READER_PASSWORD
  * Avoids WordPress's global names ($wp, $post, …), which wp-load.php uses.
@@ -13,7 +13,6 @@ $_SERVER['REQUEST_URI'] = '/';
 define( 'WP_INSTALLING', true );
 require $agegate_dir . '/wp-load.php';
 require_once ABSPATH . 'wp-admin/includes/upgrade.php';
-require_once ABSPATH . 'wp-admin/includes/plugin.php';
 
 $agegate_installed = wp_install( 'Cellar Door Wines', 'admin', 'admin@shop.test', false, '', wp_slash( $agegate_admin_pass ) );
 update_option( 'permalink_structure', '/%postname%/' );
@@ -57,11 +56,6 @@ $agegate_post = static function ( string $slug, string $title, string $content, 
 $agegate_gated  = $agegate_post( 'reserve-tasting', 'Reserve tasting notes', "<!-- wp:paragraph -->\n<p>GATED-MARKER: the 2019 reserve opens with dark cherry and cedar.</p>\n<!-- /wp:paragraph -->", true );
 $agegate_open   = $agegate_post( 'visiting-hours', 'Visiting hours', "<!-- wp:paragraph -->\n<p>OPEN-MARKER: the cellar door is open from 10 to 6.</p>\n<!-- /wp:paragraph -->", false );
 $agegate_mixed  = $agegate_post( 'members-corner', 'Members corner', "<!-- wp:paragraph -->\n<p>MIXED-OPEN-MARKER: news for everyone.</p>\n<!-- /wp:paragraph -->\n\n<!-- wp:shortcode -->\n[agegate]SHORTCODE-MARKER: this month's offer is 20% off.[/agegate]\n<!-- /wp:shortcode -->", false );
-$agegate_active = activate_plugin( 'agegate/agegate.php' );
-if ( is_wp_error( $agegate_active ) ) {
-	fwrite( STDERR, $agegate_active->get_error_message() . "\n" );
-	exit( 1 );
-}
 flush_rewrite_rules( false );
 echo wp_json_encode(
 	array(
