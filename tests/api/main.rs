@@ -16,6 +16,8 @@ mod console_helpers;
 mod console_pages;
 mod create_invite;
 pub mod credential_status;
+mod credential_status_bad;
+mod credential_status_nodes;
 mod database_url;
 mod dc_api;
 mod dc_api_bench;
