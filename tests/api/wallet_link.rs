@@ -8,45 +8,50 @@ use crate::wallet::{AuthorizationRequest, TestIssuer};
 use qrcode::{Color, EcLevel, QrCode};
 use std::collections::BTreeSet;
 
-/// The dark modules of the page's QR code, read off its SVG path (`M{x} {y}h{w}v{h}…`
-/// per dark run), in module units relative to the top-left dark module.
+/// The dark modules of the page's by-value QR code, read off its SVG path, in module
+/// units relative to the top-left dark module.
 pub fn qr_modules_on_page(html: &str) -> BTreeSet<(u32, u32)> {
-    let start = html.find("id=\"eu-av-qr\"").expect("the QR code");
+    qr_modules_in(html, "eu-av-qr")
+}
+
+/// The dark modules of the QR code in the element `id` of a page (its path is rows of
+/// runs: `M{x} {y}.5h{run}m{gap} 0h{run}…`), relative to its top-left dark module.
+pub fn qr_modules_in(html: &str, id: &str) -> BTreeSet<(u32, u32)> {
+    let start = html.find(&format!("id=\"{id}\"")).expect("the QR code");
     let svg = &html[start..];
     let d_start = svg.find(" d=\"").expect("the QR code's path") + 4;
     let d = &svg[d_start..d_start + svg[d_start..].find('"').unwrap()];
-    let mut rects = Vec::new();
-    for rect in d.split('M').filter(|r| !r.is_empty()) {
-        let nums: Vec<u32> = rect
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|n| !n.is_empty())
-            .map(|n| n.parse().unwrap())
-            .collect();
-        // left, top, width, height, left, top
-        rects.push((nums[0], nums[1], nums[2], nums[3]));
-    }
-    let unit = rects
-        .iter()
-        .map(|r| r.2.min(r.3))
-        .min()
-        .expect("dark modules");
-    let x0 = rects.iter().map(|r| r.0).min().unwrap();
-    let y0 = rects.iter().map(|r| r.1).min().unwrap();
-    let mut modules = BTreeSet::new();
-    for (x, y, w, h) in rects {
-        for dx in 0..w / unit {
-            for dy in 0..h / unit {
-                modules.insert(((x - x0) / unit + dx, (y - y0) / unit + dy));
+    let mut dark = Vec::new();
+    for row in d.split('M').filter(|r| !r.is_empty()) {
+        let (head, runs) = row.split_once('h').expect("a row starts with a run");
+        let (x, y) = head.split_once(' ').expect("M{x} {y}");
+        let (mut x, y): (u32, u32) = (
+            x.parse().unwrap(),
+            y.trim_end_matches(".5").parse().unwrap(),
+        );
+        for (i, step) in runs.split(['h', 'm']).enumerate() {
+            // Runs and gaps alternate: "7", "3 0", "2", ...
+            let n: u32 = step.split(' ').next().unwrap().parse().unwrap();
+            if i % 2 == 0 {
+                dark.extend((x..x + n).map(|x| (x, y)));
             }
+            x += n;
         }
     }
-    modules
+    let x0 = dark.iter().map(|m| m.0).min().expect("dark modules");
+    let y0 = dark.iter().map(|m| m.1).min().unwrap();
+    dark.into_iter().map(|(x, y)| (x - x0, y - y0)).collect()
 }
 
 /// The text of the page's QR code, read back by an independent decoder (rqrr) from the
 /// modules drawn 4 pixels each with a 4-module quiet zone.
 pub fn qr_text_on_page(html: &str) -> String {
-    let modules = qr_modules_on_page(html);
+    qr_text_in(html, "eu-av-qr")
+}
+
+/// The text of the QR code in the element `id`, read back by rqrr.
+pub fn qr_text_in(html: &str, id: &str) -> String {
+    let modules = qr_modules_in(html, id);
     let side = modules.iter().map(|m| m.0.max(m.1)).max().unwrap() + 1;
     let px = (side + 8) * 4;
     let mut image =

@@ -151,7 +151,7 @@ impl RefCase {
     }
 }
 
-/// The `href` of the element with `id` on a page, unescaped.
+/// The `href` of the element with `id` on a page, unescaped; also for other tests.
 pub fn link_with_id(html: &str, id: &str) -> Option<String> {
     let at = html.find(&format!("id=\"{id}\""))?;
     let rest = &html[at..];
