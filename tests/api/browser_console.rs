@@ -9,12 +9,12 @@
 
 use crate::browser::Chromedriver;
 use crate::console_helpers::{create_user, seed, spawn_console_with};
-use crate::helpers::{TestApp, TestSite};
+use crate::helpers::{until, TestApp, TestSite};
 use crate::receiver::TestReceiver;
 use crate::webdriver::Session;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Screenshots show the page as people see it: no scrollbars, one pixel per CSS pixel.
 const SCREENSHOT_FLAGS: [&str; 2] = ["--hide-scrollbars", "--force-device-scale-factor=1"];
@@ -160,8 +160,7 @@ async fn type_into(b: &Session, css: &str, text: &str) -> Walked {
 
 /// Waits up to 10 s for the element `css` to say `needle` (the page may still be loading).
 async fn wait_for_text(b: &Session, css: &str, needle: &str) -> Walked {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    until(Duration::from_secs(10), || async move {
         let found = match b.find(css).await {
             Ok(el) => el.text().await.unwrap_or_default(),
             Err(_) => String::new(),
@@ -169,17 +168,14 @@ async fn wait_for_text(b: &Session, css: &str, needle: &str) -> Walked {
         if found.contains(needle) {
             return Ok(());
         }
-        if Instant::now() > deadline {
-            return Err(format!("after 10 s, {css} says {found:?}, not {needle:?}"));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        Err(format!("after 10 s, {css} says {found:?}, not {needle:?}"))
+    })
+    .await
 }
 
 /// Waits up to 10 s for the browser to be on `path`.
 async fn expect_path(b: &Session, path: &str) -> Walked {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    until(Duration::from_secs(10), || async move {
         let url = b.current_url().await?;
         let on = url::Url::parse(&url)
             .map(|u| u.path().to_owned())
@@ -187,9 +183,7 @@ async fn expect_path(b: &Session, path: &str) -> Walked {
         if on == path {
             return Ok(());
         }
-        if Instant::now() > deadline {
-            return Err(format!("still on {url}, not {path}"));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        Err(format!("still on {url}, not {path}"))
+    })
+    .await
 }

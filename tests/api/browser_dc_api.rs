@@ -13,12 +13,12 @@
 use crate::browser::Chromedriver;
 use crate::dc_api::DcCase;
 use crate::eu_av::eu_av_app;
-use crate::helpers::{SiteOptions, T0};
+use crate::helpers::{until, SiteOptions, TestApp, T0};
 use crate::wallet::{DcAnswer, DcApiPage, DcWallet as _, Presentation, TestIssuer};
 use crate::webdriver::Session as Client;
 use axum::routing::get;
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What the virtual wallet does on the page's next `navigator.credentials.get`.
 pub(crate) async fn wallet_will(browser: &Client, behavior: Value) -> Result<(), String> {
@@ -98,20 +98,17 @@ pub(crate) async fn wait_for_url(
     prefix: &str,
     secs: u64,
 ) -> Result<String, String> {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
+    until(Duration::from_secs(secs), || async move {
         let current = browser.current_url().await?;
         if current.starts_with(prefix) {
             return Ok(current);
         }
-        if Instant::now() > deadline {
-            let text = page_text(browser).await;
-            return Err(format!(
-                "after {secs} s still on {current}; the page says: {text}"
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        let text = page_text(browser).await;
+        Err(format!(
+            "after {secs} s still on {current}; the page says: {text}"
+        ))
+    })
+    .await
 }
 
 async fn page_text(browser: &Client) -> String {
@@ -123,21 +120,18 @@ async fn page_text(browser: &Client) -> String {
 
 /// Waits up to 10 s for the page's message to show; its text.
 async fn wait_for_message(browser: &Client) -> Result<String, String> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    until(Duration::from_secs(10), || async move {
         if let Ok(message) = browser.find("#dc-api-message").await {
             if message.is_displayed().await.unwrap_or(false) {
                 return message.text().await;
             }
         }
-        if Instant::now() > deadline {
-            return Err(format!(
-                "no message shown; the page says: {}",
-                page_text(browser).await
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        Err(format!(
+            "no message shown; the page says: {}",
+            page_text(browser).await
+        ))
+    })
+    .await
 }
 
 /// The wallet answers the request it finds on the page by `protocol`; the browser must
@@ -269,7 +263,12 @@ async fn a_google_id_and_a_photo_id_of_either_spelling_through_annex_c_land_on_t
 /// stays on the page (it does not reload it away) and the invite stays pending.
 #[tokio::test]
 async fn a_declining_wallet_or_a_refused_answer_leaves_a_readable_message_and_a_pending_invite() {
-    let (case, _) = site_with_redirect().await;
+    let issuer = TestIssuer::new(T0);
+    let app = crate::eu_av::eu_av_app_with(&issuer, |s| {
+        s.metrics_listen = Some("127.0.0.1:0".into());
+    })
+    .await;
+    let (case, _) = site_with_redirect_on(issuer, app).await;
     let (declined, refused) = {
         let result = in_browser(|driver, browser| async {
             let walked = async {
@@ -279,8 +278,18 @@ async fn a_declining_wallet_or_a_refused_answer_leaves_a_readable_message_and_a_
                 browser.find(button).await?.click().await?;
                 let declined = wait_for_message(&browser).await?;
                 screenshots(&browser, "declined").await;
-                // Three polls later the message is still there: the page did not reload.
-                tokio::time::sleep(Duration::from_millis(6500)).await;
+                // Three of the page's status polls later the message is still there:
+                // the page did not reload.
+                let app = &case.app;
+                let polls = status_polls(app).await;
+                until(Duration::from_secs(10), || async move {
+                    let now = status_polls(app).await;
+                    (now >= polls + 3).then_some(()).ok_or(format!(
+                        "the page polled its status {} time(s) in 10 s, not 3",
+                        now - polls
+                    ))
+                })
+                .await?;
                 let still = wait_for_message(&browser).await?;
                 if still != declined {
                     return Err(format!(
@@ -300,15 +309,18 @@ async fn a_declining_wallet_or_a_refused_answer_leaves_a_readable_message_and_a_
                     json!({"action": "respond", "protocol": r1.protocol, "response": data});
                 wallet_will(&browser, respond).await?;
                 browser.find(button).await?.click().await?;
-                let deadline = Instant::now() + Duration::from_secs(10);
-                let refused = loop {
-                    let text = wait_for_message(&browser).await?;
-                    if text != declined || Instant::now() > deadline {
-                        break text;
+                // The new message replaces the first (what it says is asserted below).
+                let (browser, first) = (&browser, &declined);
+                let refused = until(Duration::from_secs(10), || async move {
+                    let text = wait_for_message(browser).await?;
+                    if text != *first {
+                        return Ok(text);
                     }
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                };
-                screenshots(&browser, "refused").await;
+                    Err(text)
+                })
+                .await
+                .unwrap_or_else(|same| same);
+                screenshots(browser, "refused").await;
                 Ok(format!("{declined}\n{refused}"))
             }
             .await;
@@ -343,4 +355,18 @@ async fn screenshots(browser: &Client, name: &str) {
             let _ = std::fs::write(path, png);
         }
     }
+}
+
+/// How many times the gateway's status poll has been answered, from `/metrics` (the app
+/// must have a metrics listener).
+async fn status_polls(app: &TestApp) -> u64 {
+    let metrics = app.metrics().await;
+    metrics
+        .lines()
+        .filter(|l| {
+            l.starts_with("agegate_http_requests_total{")
+                && l.contains("route=\"/gateway/{inviteId}/status\"")
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
 }

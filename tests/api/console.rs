@@ -5,7 +5,7 @@ use crate::console_helpers::{
     admin, assert_to_sign_in, client_from, create_user, db, get, post, sign_in, sign_in_response,
     spawn_console, spawn_console_with,
 };
-use crate::helpers::{run_cli, spawn_app_with, spawn_beside, TestApp};
+use crate::helpers::{poll, run_cli, spawn_app_with, spawn_beside, TestApp};
 use reqwest::header::{LOCATION, SET_COOKIE};
 use std::time::{Duration, Instant};
 
@@ -234,19 +234,18 @@ async fn a_session_ends_12_hours_after_sign_in() {
 /// Polls `path` with `cookie` until it redirects to sign-in; how long that took.
 async fn until_signed_out(app: &TestApp, cookie: &str, within: Duration) -> Duration {
     let start = Instant::now();
-    loop {
+    let redirected = poll(within, || async {
         let resp = get(app, cookie, "/admin/").await;
         if resp.status() == 303 {
-            assert_to_sign_in(&resp, "/admin/");
-            return start.elapsed();
+            return Some(resp);
         }
         assert_eq!(resp.status(), 200);
-        assert!(
-            start.elapsed() < within,
-            "the session still works after {within:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        None
+    })
+    .await;
+    let resp = redirected.unwrap_or_else(|| panic!("the session still works after {within:?}"));
+    assert_to_sign_in(&resp, "/admin/");
+    start.elapsed()
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 use crate::console_helpers::{
     create_user, db, get, post, sign_in, spawn_console, spawn_console_with, Session,
 };
-use crate::helpers::{run_cli, SiteOptions, TestApp, TestSite};
+use crate::helpers::{eventually, run_cli, until, SiteOptions, TestApp, TestSite};
 use crate::receiver::{signed_by, TestReceiver};
 use reqwest::header::LOCATION;
 use serde_json::{json, Value};
@@ -142,14 +142,12 @@ async fn a_key_issued_in_the_console_works_and_a_revoked_one_is_refused_within_5
     )
     .await;
     assert_eq!(resp.status(), 303);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while app.get_invite(&key, &invite).await.status() != 401 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "still accepted after 5 s"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually(
+        "the revoked key refused",
+        Duration::from_secs(5),
+        || async { app.get_invite(&key, &invite).await.status() == 401 },
+    )
+    .await;
     assert_eq!(
         app.get_invite(&site, &invite).await.status(),
         200,
@@ -308,14 +306,16 @@ async fn redeliver_in_the_console_sends_the_invites_event_again_with_its_attempt
 
 /// The page at `path` once it contains `needle` (the worker records attempts async).
 pub async fn wait_for_page(app: &TestApp, session: &Session, path: &str, needle: &str) -> String {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
+    until(Duration::from_secs(10), || async {
         let html = text(get(app, &session.cookie, path).await).await;
-        if html.contains(needle) || tokio::time::Instant::now() > deadline {
-            return html;
+        if html.contains(needle) {
+            Ok(html)
+        } else {
+            Err(html)
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await
+    .unwrap_or_else(|html| html)
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 
 use crate::console_actions::{by_id, signed_in, text, wait_for_page};
 use crate::console_helpers::{create_user, get, post, sign_in, spawn_console, spawn_console_with};
-use crate::helpers::T0;
+use crate::helpers::{until, T0};
 use crate::wallet::TestIssuer;
 use agegate::mdoc::TrustAnchors;
 use std::time::Duration;
@@ -41,14 +41,16 @@ async fn the_overview_counts_invites_created_verified_by_method_and_expired_per_
     )
     .await;
     assert!(html.contains("expired"));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    let html = loop {
+    let html = until(Duration::from_secs(10), || async {
         let html = text(get(&app, &session.cookie, "/admin/").await).await;
-        if by_id(&html, "total-expired") == "2" || tokio::time::Instant::now() > deadline {
-            break html;
+        if by_id(&html, "total-expired") == "2" {
+            Ok(html)
+        } else {
+            Err(html)
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    })
+    .await
+    .unwrap_or_else(|html| html);
     assert_eq!(by_id(&html, "total-created"), "3");
     assert_eq!(by_id(&html, "total-verified"), "1");
     assert_eq!(by_id(&html, "total-expired"), "2");

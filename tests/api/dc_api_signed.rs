@@ -5,7 +5,7 @@
 //! independently of `agegate::dcapi`. A key and chain that cannot sign stop the server.
 
 use crate::dc_api::DcCase;
-use crate::helpers::{agegate, temp_db, SiteOptions, T0};
+use crate::helpers::{serve_outcome, temp_db, ServerProcess, SiteOptions, T0};
 use crate::wallet::{
     cbor, cbor_get, cbor_int_key, dc_annex_c_transcript, sha256, sig_structure, untag24, DcAnswer,
     TestIssuer,
@@ -223,30 +223,14 @@ async fn signed_requests_are_answered_and_checked_as_unsigned_ones() {
     assert_eq!(c.status().await, "verified");
 }
 
-/// `agegate serve` with these extra arguments and nothing to listen on for long: its
-/// exit status and stderr.
+/// `agegate serve` with these extra arguments and EU AV anchors, for a start it must
+/// refuse: (started, stderr).
 fn serve(extra: &[&std::ffi::OsStr]) -> (bool, String) {
-    let (_dir, db) = temp_db();
     let issuer = TestIssuer::new(now());
     let anchors = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(anchors.path(), &issuer.ca_pem).unwrap();
-    let mut child = agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .args(["serve", "--listen", "127.0.0.1:0", "--eu-av-trust-anchors"])
-        .arg(anchors.path())
-        .args(extra)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A server that started would run until stopped: give it a moment, then stop it.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    (out.status.success(), String::from_utf8(out.stderr).unwrap())
+    let extra: Vec<std::ffi::OsString> = extra.iter().map(|a| a.to_os_string()).collect();
+    serve_outcome(&extra, &[("AGEGATE_EU_AV_TRUST_ANCHORS", anchors.path())])
 }
 
 fn now() -> i64 {
@@ -326,8 +310,8 @@ fn a_key_and_chain_that_cannot_sign_stop_the_server_with_one_line_naming_the_fil
     }
 }
 
-#[test]
-fn with_a_valid_signing_identity_the_server_starts_and_says_requests_are_signed() {
+#[tokio::test]
+async fn with_a_valid_signing_identity_the_server_starts_and_says_requests_are_signed() {
     let dir = tempfile::tempdir().unwrap();
     let t = now();
     let (key, cert) = Identity::new(t - DAY, t + 90 * DAY).files(dir.path());
@@ -335,26 +319,21 @@ fn with_a_valid_signing_identity_the_server_starts_and_says_requests_are_signed(
     let issuer = TestIssuer::new(t);
     let anchors = dir.path().join("anchors.pem");
     std::fs::write(&anchors, &issuer.ca_pem).unwrap();
-    let mut child = agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .arg("serve")
-        .env("AGEGATE_LISTEN", "127.0.0.1:0")
-        .env("AGEGATE_EU_AV_TRUST_ANCHORS", &anchors)
-        .env("AGEGATE_DC_API_SIGNING_KEY", &key)
-        .env("AGEGATE_DC_API_SIGNING_CERT", &cert)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::BufRead as _;
-    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let said = stderr
-        .lines()
-        .map_while(Result::ok)
-        .take(16)
-        .find(|l| l.contains("Digital Credentials API"));
-    let _ = child.kill();
-    let _ = child.wait();
+    let server = ServerProcess::start_with_env(
+        &db,
+        &[],
+        &[
+            ("AGEGATE_LISTEN", "127.0.0.1:0"),
+            ("AGEGATE_EU_AV_TRUST_ANCHORS", anchors.to_str().unwrap()),
+            ("AGEGATE_DC_API_SIGNING_KEY", key.to_str().unwrap()),
+            ("AGEGATE_DC_API_SIGNING_CERT", cert.to_str().unwrap()),
+        ],
+    );
+    server.logged("Digital Credentials API").await;
+    let said = server
+        .log_lines("Digital Credentials API")
+        .into_iter()
+        .next();
     let said = said.expect("a start-up line about the DC API");
     assert!(
         said.contains("signed requests, client_id x509_hash:"),

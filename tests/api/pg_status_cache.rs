@@ -4,9 +4,9 @@
 //! or any client of the database (here: SQL of the test's own). Run in the PostgreSQL
 //! pass of the suite; `multinode.rs` covers changes made through another node's API.
 
-use crate::helpers::{cli_site, eventually, temp_db, ServerProcess, TestDb, TestSite};
+use crate::helpers::{cli_site, eventually, temp_db, until, ServerProcess, TestDb, TestSite};
 use crate::pg::postgres_backend;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A connection of the test's own to the node's database.
 async fn sql(db: &TestDb) -> tokio_postgres::Client {
@@ -109,7 +109,7 @@ async fn a_status_read_shows_at_once_what_any_client_of_the_database_changed() {
 #[tokio::test]
 async fn a_status_read_the_node_has_made_is_answered_without_reading_the_table() {
     // A read of the locked table gives up (503) after 200 ms instead of 5 s.
-    let Some((_dir, _db, node, site, mut client)) =
+    let Some((_dir, _db, node, site, client)) =
         one_node(&["--database-statement-timeout", "200ms"]).await
     else {
         return;
@@ -121,9 +121,11 @@ async fn a_status_read_the_node_has_made_is_answered_without_reading_the_table()
     // kept only from a read that began after. So each attempt reads the invite (kept, once
     // the node listens), then reads it again with the table locked: from memory, or a 503
     // once its 200 ms are up.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    // Behind a lock so that each attempt may hold the connection's one transaction.
+    let client = tokio::sync::Mutex::new(client);
+    let answered = until(Duration::from_secs(10), || async {
         assert_eq!(status(&node, &site, &id).await, pending);
+        let mut client = client.lock().await;
         let lock = client.transaction().await.unwrap();
         lock.batch_execute("LOCK TABLE invites IN ACCESS EXCLUSIVE MODE")
             .await
@@ -131,13 +133,16 @@ async fn a_status_read_the_node_has_made_is_answered_without_reading_the_table()
         let answered = status(&node, &site, &id).await;
         lock.rollback().await.unwrap();
         if answered == pending {
-            break;
+            Ok(())
+        } else {
+            Err(answered)
         }
-        assert!(
-            Instant::now() < deadline,
-            "the read invite was not answered while the table was locked within 10s: {answered:?}"
-        );
-    }
+    })
+    .await;
+    assert!(
+        answered.is_ok(),
+        "the read invite was not answered while the table was locked within 10s: {answered:?}"
+    );
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
 //! The real binary as a separate process: persistence across restarts, signals, logs.
 
 use crate::helpers::{
-    agegate, cli_site, client, eventually, poll_blocking, run_cli, temp_db, ServerProcess,
+    agegate, cli_site, client, eventually, poll_blocking, run_cli, serve_outcome, temp_db,
+    ServerProcess,
 };
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -184,17 +185,15 @@ fn an_unreachable_database_is_a_one_line_error_with_the_password_masked() {
     assert!(stderr.contains("app:***@"));
 }
 
-/// `serve --eu-av-trust-anchors` with a file that cannot serve: one line naming it.
+/// `serve --eu-av-trust-anchors` with a file that cannot serve: (started, stderr).
 fn serve_with_anchors(anchors: &std::path::Path) -> (bool, String) {
-    let (_dir, db) = temp_db();
-    let out = agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .args(["serve", "--listen", "127.0.0.1:0", "--eu-av-trust-anchors"])
-        .arg(anchors)
-        .output()
-        .unwrap();
-    (out.status.success(), String::from_utf8(out.stderr).unwrap())
+    serve_outcome(
+        &[
+            "--eu-av-trust-anchors".into(),
+            anchors.as_os_str().to_owned(),
+        ],
+        &[],
+    )
 }
 
 #[test]

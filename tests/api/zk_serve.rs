@@ -1,7 +1,7 @@
 //! `serve --zk-circuits DIR` (docs/zk.md#zero-knowledge-proofs): circuit files are
 //! recognised by their SHA-256, unknown files are ignored, and what was loaded is logged.
 
-use crate::helpers::{temp_db, ServerProcess};
+use crate::helpers::{serve_outcome, temp_db, ServerProcess};
 use crate::zk::{vectors, V7_1ATTR_HASH};
 
 /// A directory holding the v7 1-attribute circuit (what a server needs for age_over_NN)
@@ -64,16 +64,11 @@ async fn without_the_flag_or_without_known_files_zk_is_off() {
 
 #[test]
 fn a_missing_circuit_directory_stops_the_server_with_one_line_naming_it() {
-    let (_db_dir, db) = temp_db();
-    let out = crate::helpers::agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .args(["serve", "--zk-circuits", "/nonexistent/zk-circuits"])
-        .env("AGEGATE_LISTEN", "127.0.0.1:0")
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let (started, stderr) = serve_outcome(
+        &["--zk-circuits".into(), "/nonexistent/zk-circuits".into()],
+        &[],
+    );
+    assert!(!started);
     let lines: Vec<_> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{stderr}");
     assert!(

@@ -20,7 +20,7 @@ mod wait;
 
 pub use raw::RawConnection;
 pub use serve::{agegate, cli_site, run_cli, serve_outcome, temp_db, ServerProcess, TestDb};
-pub use wait::{eventually, poll, poll_blocking};
+pub use wait::{eventually, poll, poll_blocking, until};
 
 pub const VERIFIER_TOKEN: &str = "test-verifier-token";
 /// A fixed start time, so expected `expires` values are exact.

@@ -26,6 +26,23 @@ where
     }
 }
 
+/// Runs `check` until it gives `Ok`, for at most `within`; past that, its last `Err`,
+/// which says what was seen instead of what was waited for.
+pub async fn until<T, E, F, Fut>(within: Duration, mut check: F) -> Result<T, E>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let deadline = Instant::now() + within;
+    loop {
+        let seen = check().await;
+        if seen.is_ok() || Instant::now() >= deadline {
+            return seen;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
 /// Waits until `check` holds; fails the test, naming `what`, if it does not within
 /// `within`.
 pub async fn eventually<F, Fut>(what: &str, within: Duration, mut check: F)
