@@ -67,6 +67,10 @@ async fn wordpress_plugin_withholds_gated_content_until_agegate_verified_the_vis
 
     crate::wordpress_checks::forged_returns_and_cookies_do_not_unlock(&wp, &app, &site, &cookie)
         .await;
+    crate::wordpress_checks::a_verified_return_goes_back_to_the_page_the_visitor_came_from(
+        &wp, &app,
+    )
+    .await;
     crate::wordpress_checks::feeds_and_the_rest_api_do_not_carry_gated_content(&wp, &cookie).await;
     crate::wordpress_checks::webhooks_need_a_valid_fresh_unseen_signature(&wp, &site).await;
 

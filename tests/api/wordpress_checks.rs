@@ -282,3 +282,27 @@ pub async fn the_editor_box_gates_and_ungates_a_post(wp: &WordPress) {
         "unticked, the post is shown again"
     );
 }
+
+/// After a verified return the visitor is sent back to the page they pressed the button
+/// on, even one whose address has percent-encoded characters, and it is unlocked.
+pub async fn a_verified_return_goes_back_to_the_page_the_visitor_came_from(
+    wp: &WordPress,
+    app: &TestApp,
+) {
+    // WordPress keeps the slug "cellar-ワイン" percent-encoded.
+    let link = wp.eval(&format!("return get_permalink( {} );", wp.id("cave")));
+    let link = link.as_str().unwrap();
+    let path = link.strip_prefix(&wp.base).unwrap();
+    assert_eq!(path, "/cellar-%e3%83%af%e3%82%a4%e3%83%b3/");
+    let mut visitor = Visitor::new(wp);
+    let pressed = visitor.press_verify(path).await;
+    assert_eq!(pressed.status, 303, "{}", pressed.body);
+    let invite = invite_id_of(pressed.location.as_deref().unwrap());
+    assert_eq!(app.verify(&invite).await.status(), 200);
+    let back = visitor.return_with(&invite).await;
+    assert_eq!(back.status, 303, "{}", back.body);
+    assert!(back.sets("agegate_verified"));
+    assert_eq!(back.location.as_deref(), Some(wp.url(path).as_str()));
+    let page = visitor.get(path).await;
+    assert!(page.body.contains(GATED), "{}", page.body);
+}

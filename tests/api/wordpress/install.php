@@ -54,12 +54,14 @@ $agegate_post = static function ( string $slug, string $title, string $content, 
 	return $id;
 };
 $agegate_gated  = $agegate_post( 'reserve-tasting', 'Reserve tasting notes', "<!-- wp:paragraph -->\n<p>GATED-MARKER: the 2019 reserve opens with dark cherry and cedar.</p>\n<!-- /wp:paragraph -->", true );
+$agegate_cave   = $agegate_post( 'cellar-ワイン', 'Cellar ワイン', "<!-- wp:paragraph -->\n<p>GATED-MARKER: the cellar's rarest bottles.</p>\n<!-- /wp:paragraph -->", true );
 $agegate_open   = $agegate_post( 'visiting-hours', 'Visiting hours', "<!-- wp:paragraph -->\n<p>OPEN-MARKER: the cellar door is open from 10 to 6.</p>\n<!-- /wp:paragraph -->", false );
 $agegate_mixed  = $agegate_post( 'members-corner', 'Members corner', "<!-- wp:paragraph -->\n<p>MIXED-OPEN-MARKER: news for everyone.</p>\n<!-- /wp:paragraph -->\n\n<!-- wp:shortcode -->\n[agegate]SHORTCODE-MARKER: this month's offer is 20% off.[/agegate]\n<!-- /wp:shortcode -->", false );
 flush_rewrite_rules( false );
 echo wp_json_encode(
 	array(
 		'gated'  => $agegate_gated,
+		'cave'   => $agegate_cave,
 		'open'   => $agegate_open,
 		'mixed'  => $agegate_mixed,
 		'reader' => $agegate_reader,

@@ -71,7 +71,7 @@ function agegate_handle_return(): void {
 		agegate_send_gate_page( $notice, 403 );
 	}
 	agegate_mark_verified();
-	$back = wp_validate_redirect( esc_url_raw( agegate_cookie( AGEGATE_BACK_COOKIE ) ), home_url( '/' ) );
+	$back = agegate_back_url();
 	agegate_set_cookie( AGEGATE_BACK_COOKIE, '', time() - YEAR_IN_SECONDS );
 	nocache_headers();
 	wp_safe_redirect( $back, 303, 'agegate' );

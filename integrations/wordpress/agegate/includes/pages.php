@@ -13,7 +13,7 @@ defined( 'ABSPATH' ) || exit;
 function agegate_current_url(): string {
 	if ( isset( $_GET['agegate_return'] ) ) { // phpcs:ignore WordPress.Security.NonceVerification.Recommended -- only decides where to go back to.
 		// On the return route, the page the visitor came from (never the route itself).
-		return wp_validate_redirect( esc_url_raw( agegate_cookie( AGEGATE_BACK_COOKIE ) ), home_url( '/' ) );
+		return agegate_back_url();
 	}
 	$uri = isset( $_SERVER['REQUEST_URI'] ) ? esc_url_raw( wp_unslash( $_SERVER['REQUEST_URI'] ) ) : '/';
 	return wp_validate_redirect( home_url( $uri ), home_url( '/' ) );

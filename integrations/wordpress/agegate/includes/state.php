@@ -54,6 +54,16 @@ function agegate_cookie( string $name ): string {
 }
 
 /**
+ * The page to go back to after the verification, from its cookie: a URL of this site
+ * (wp_validate_redirect), else the home page. Read as a URL, not as text, so that
+ * percent-encoded characters of a path survive.
+ */
+function agegate_back_url(): string {
+	$url = isset( $_COOKIE[ AGEGATE_BACK_COOKIE ] ) ? esc_url_raw( wp_unslash( $_COOKIE[ AGEGATE_BACK_COOKIE ] ) ) : '';
+	return wp_validate_redirect( $url, home_url( '/' ) );
+}
+
+/**
  * The HMAC that makes a verified cookie for `$expires`.
  *
  * @param int $expires Unix seconds.
