@@ -26,6 +26,22 @@ struct Shown {
     anchors: Vec<AnchorListing>,
     /// The signed lists the anchors came from, if any.
     sources: Vec<SourceShown>,
+    /// The credential status lists in hand: the copies kept in the database
+    /// (docs/credential-status.md), which every node shares.
+    status_lists: Vec<StatusListShown>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusListShown {
+    /// `status_list` or `identifier_list`.
+    form: String,
+    uri: String,
+    iat: String,
+    exp: Option<String>,
+    /// The token's size, bytes.
+    size: usize,
+    last_fetch: String,
 }
 
 #[derive(Serialize)]
@@ -56,6 +72,7 @@ pub async fn run(args: Args, database_url: &crate::store::DatabaseUrl) -> anyhow
         trust::TrustHandle::start(files, &trust::refresh::NoDatabase, &fetcher, now).await
     };
     let (handle, outcomes) = started.map_err(anyhow::Error::msg)?;
+    let status_lists = status_lists(database_url).await;
     outcomes.iter().for_each(trust::refresh::Outcome::log);
     let loaded = handle.current();
     let shown = Shown {
@@ -75,6 +92,7 @@ pub async fn run(args: Args, database_url: &crate::store::DatabaseUrl) -> anyhow
                 anchors: l.anchors(),
             })
             .collect(),
+        status_lists,
     };
     if args.json {
         return super::print_json(&shown);
@@ -116,5 +134,41 @@ pub async fn run(args: Args, database_url: &crate::store::DatabaseUrl) -> anyhow
         println!("  last success: {}", s.last_success);
         println!("  anchors:      {}", s.anchors);
     }
+    for s in &shown.status_lists {
+        println!("{} {}: {} bytes", s.form, s.uri, s.size);
+        println!("  issued:       {}", s.iat);
+        println!("  expires:      {}", s.exp.as_deref().unwrap_or("none"));
+        println!("  last fetch:   {}", s.last_fetch);
+    }
     Ok(())
+}
+
+/// The status lists kept in the database, when there is one: a SQLite file that does
+/// not exist is not created by a look at the configuration.
+async fn status_lists(database_url: &crate::store::DatabaseUrl) -> Vec<StatusListShown> {
+    let url = database_url.expose();
+    if crate::store::sqlite::path_of(url).is_some_and(|p| !std::path::Path::new(p).exists()) {
+        return Vec::new();
+    }
+    let copies = match super::open(database_url).await {
+        Ok(store) => store.status_lists().await.map_err(anyhow::Error::from),
+        Err(e) => Err(e),
+    };
+    match copies {
+        Ok(copies) => copies
+            .into_iter()
+            .map(|c| StatusListShown {
+                size: c.body.len(),
+                form: c.form,
+                uri: c.uri,
+                iat: rfc3339(c.iat),
+                exp: c.exp.map(rfc3339),
+                last_fetch: rfc3339(c.fetched_at),
+            })
+            .collect(),
+        Err(e) => {
+            tracing::warn!("status lists not read from the database: {e}");
+            Vec::new()
+        }
+    }
 }

@@ -165,4 +165,25 @@ async fn two_nodes_share_one_copy_and_a_node_reads_it_while_the_list_host_is_dow
         3,
         "one try while the host is down"
     );
+
+    // `trust show` lists the copy the nodes share.
+    let out = crate::helpers::agegate()
+        .env("AGEGATE_DATABASE_URL", &first.db_url)
+        .args(["trust", "show", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = &shown["statusLists"];
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{shown}");
+    assert_eq!(listed[0]["form"], "status_list");
+    assert_eq!(listed[0]["uri"], uri);
+    assert_eq!(listed[0]["iat"], agegate::clock::rfc3339(T0 - 60));
+    assert_eq!(listed[0]["exp"], agegate::clock::rfc3339(T0 + 86_400));
+    assert!(listed[0]["size"].as_u64().unwrap() > 100, "{listed}");
+    assert_eq!(listed[0]["lastFetch"], agegate::clock::rfc3339(T0 - 1000));
 }
