@@ -8,6 +8,7 @@
 
 mod flow;
 mod refusals;
+mod serve;
 mod zk_offer;
 
 use crate::helpers::{spawn_app_with, SiteOptions, TestApp, TestSite, T0};
@@ -30,6 +31,28 @@ pub struct Identity {
 }
 
 impl Identity {
+    /// A leaf that is its own issuer (allowed, with a warning: HAIP wallets refuse it).
+    pub fn self_signed(from: i64, until: i64) -> Self {
+        let at =
+            |t: i64| rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(t as u64);
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+        let mut leaf = rcgen::CertificateParams::new(vec!["age.example".into()]).unwrap();
+        leaf.not_before = at(from);
+        leaf.not_after = at(until);
+        let leaf = leaf.self_signed(&key).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (key_path, cert_path) = (dir.path().join("key.pem"), dir.path().join("leaf.pem"));
+        std::fs::write(&key_path, key.serialize_pem()).unwrap();
+        std::fs::write(&cert_path, leaf.pem()).unwrap();
+        Identity {
+            key: key_path,
+            cert: cert_path,
+            leaf_der: leaf.der().to_vec(),
+            ca_der: Vec::new(),
+            _dir: dir,
+        }
+    }
+
     pub fn ca_issued(from: i64, until: i64) -> Self {
         let at =
             |t: i64| rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(t as u64);
