@@ -536,6 +536,8 @@ const EDGE_READS: &[&str] = &[
     "site",
     "tallies",
     "webhook_backlog",
+    // `trust show`: the status lists kept in the database.
+    "status_lists",
     // /healthz.
     "ping",
 ];
