@@ -6,7 +6,7 @@
 # KEEP_WORK=1 keeps the temporary directory (logs, databases) for a post-mortem.
 
 PROOF=${PROOF:-proof}
-BIN=target/release/agegate
+BIN=${PROOF_BIN:-target/release/agegate}  # PROOF_BIN: another build, for trying a proof out
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/agegate-$PROOF.XXXXXX")
 PG_BIN=""
 PG_PORT=""

@@ -41,6 +41,7 @@ class Client:
         self.port = port
         self.headers = headers
         self.conn = None
+        self.retry_after = None  # of the last answer
 
     def request(self, method, path, body=None):
         """(status, body bytes); raises OSError/HTTPException on a broken exchange."""
@@ -50,6 +51,7 @@ class Client:
             self.conn.request(method, path, body=body, headers=self.headers)
             resp = self.conn.getresponse()
             data = resp.read()  # the whole body, or an exception: no partial acks
+            self.retry_after = resp.getheader("Retry-After")
             if resp.will_close:
                 self.close()
             return resp.status, data
