@@ -36,7 +36,7 @@ pub fn require_postgres() {
     );
 }
 
-fn is_root() -> bool {
+pub fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()
@@ -44,7 +44,7 @@ fn is_root() -> bool {
 }
 
 /// A command run as the server's owner: `postgres` when we are root.
-fn as_owner(program: &Path) -> Command {
+pub fn as_owner(program: &Path) -> Command {
     if is_root() {
         let mut cmd = Command::new("runuser");
         cmd.args(["-u", "postgres", "--"]).arg(program);
@@ -219,7 +219,7 @@ pub fn shared() -> &'static PgCluster {
     })
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .unwrap()

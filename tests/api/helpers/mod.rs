@@ -101,6 +101,11 @@ pub async fn spawn_on_url(db_url: String) -> TestApp {
     spawn_on(tempfile::tempdir().unwrap(), db_url, false, |_| {}).await
 }
 
+/// [`spawn_on_url`] with settings of the test's own.
+pub async fn spawn_on_url_with(db_url: String, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_on(tempfile::tempdir().unwrap(), db_url, false, configure).await
+}
+
 async fn spawn(dir: TempDir, real_time: bool, configure: impl FnOnce(&mut Settings)) -> TestApp {
     let db_url = TestDb::in_dir(dir.path()).url;
     spawn_on(dir, db_url, real_time, configure).await

@@ -1,0 +1,128 @@
+//! The background jobs carry on after a PostgreSQL failover
+//! (docs/operations.md#high-availability-with-postgresql): on a node using
+//! `postgres://…@primary,standby/agegate?target_session_attrs=read-write`, the primary
+//! gets SIGKILL and its synchronous standby is promoted; then the expiry sweep sends the
+//! `invite.expired` of an invite that expired during the switch, retention erases what it
+//! must, and the trust-list refresh takes a new list and keeps it in the promoted
+//! database. The whole load under failover is `scripts/proofs/failover.sh`. In the
+//! PostgreSQL pass of the suite.
+
+use crate::helpers::{eventually, spawn_on_url_with, ServerProcess, TestApp, TestDb};
+use crate::pg::postgres_backend;
+use crate::pg_pair::PgPair;
+use crate::receiver::TestReceiver;
+use crate::trust_lists::{eu_av_gauge, fingerprint_of_pem, sorted};
+use crate::trust_refresh::{list, node, ListSource, Reply};
+use crate::webhooks::hooked_site;
+use agegate::retention::Retention;
+use std::time::Duration;
+
+const DAY: i64 = 86_400;
+/// How long a job may take to carry on once the standby is promoted.
+const AFTER_PROMOTION: Duration = Duration::from_secs(30);
+
+/// Waits until the node has no database to write to: a create answers 503.
+async fn until_writes_fail(app: &TestApp, site: &crate::helpers::TestSite) {
+    eventually("creates answer 503", Duration::from_secs(10), || async {
+        app.create_invite(site, None).await.status() == 503
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invite_that_expires_during_a_failover_gets_its_invite_expired_event() {
+    if !postgres_backend() {
+        return;
+    }
+    let pair = PgPair::start();
+    let receiver = TestReceiver::start().await;
+    let app = spawn_on_url_with(pair.url(), |s| s.allow_private_webhooks = true).await;
+    let site = hooked_site(&app, &receiver).await;
+    let invite = app.new_invite_id(&site, None).await;
+
+    pair.kill_primary();
+    until_writes_fail(&app, &site).await;
+    app.clock.advance(DAY + 1); // it expires while there is no primary
+    pair.promote();
+
+    eventually("invite.expired arrives", AFTER_PROMOTION, || async {
+        receiver.received().iter().any(|r| {
+            let event = r.json();
+            event["type"] == "invite.expired" && event["data"]["inviteId"] == invite.as_str()
+        })
+    })
+    .await;
+    assert_eq!(app.status_record(&site, &invite).await["status"], "expired");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retention_erases_after_a_failover() {
+    if !postgres_backend() {
+        return;
+    }
+    let pair = PgPair::start();
+    let app = spawn_on_url_with(pair.url(), |s| {
+        s.retention = Retention::days(1);
+        s.retention_interval = Duration::from_millis(100);
+    })
+    .await;
+    let site = app.create_site().await;
+    let settled = app.new_invite_id(&site, None).await;
+    assert_eq!(app.verify(&settled).await.status(), 200);
+
+    pair.kill_primary();
+    until_writes_fail(&app, &site).await;
+    pair.promote();
+    app.clock.advance(DAY + 1);
+
+    eventually("the settled invite is erased", AFTER_PROMOTION, || async {
+        app.get_invite(&site, &settled).await.status() == 404
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trust_list_refresh_takes_a_new_list_after_a_failover_and_keeps_it_there() {
+    if !postgres_backend() {
+        return;
+    }
+    let pair = PgPair::start();
+    let db = TestDb {
+        url: pair.url(),
+        path: None,
+    };
+    let source = ListSource::start(list("xmlsec-rsa-filter2-exc.xml")).await;
+    let (first, metrics) = node(&db, &source.url);
+    let (a, b, g) = (
+        fingerprint_of_pem("provider-a.pem"),
+        fingerprint_of_pem("provider-b.pem"),
+        fingerprint_of_pem("provider-g-added.pem"),
+    );
+    assert_eq!(
+        eu_av_gauge(&metrics).await,
+        sorted(vec![a.clone(), b.clone()])
+    );
+
+    pair.kill_primary();
+    pair.promote();
+    // B (sequence 2) is published after the promotion: the refresh takes it and stores it
+    // in the promoted database.
+    source.serve(list("xmlsec-rsa-filter2-exc-b.xml"));
+    let list_b = sorted(vec![a, b, g]);
+    eventually("B in force", AFTER_PROMOTION, || {
+        let (metrics, want) = (metrics.clone(), list_b.clone());
+        async move { eu_av_gauge(&metrics).await == want }
+    })
+    .await;
+    first
+        .logged(&format!(
+            "trusted list eu-av-trusted-list {}: sequence 2 in force",
+            source.url
+        ))
+        .await;
+
+    // A node started now, while the source answers 500, has B from the database.
+    source.serve(Reply::Status(500));
+    let (_second, second_metrics): (ServerProcess, String) = node(&db, &source.url);
+    assert_eq!(eu_av_gauge(&second_metrics).await, list_b);
+}
