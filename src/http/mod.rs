@@ -1,5 +1,6 @@
 //! The HTTP edge: routes, extractors, handlers and the mapping of errors to responses.
 
+pub mod admission;
 pub mod auth;
 pub mod body;
 pub mod console;

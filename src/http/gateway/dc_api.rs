@@ -18,6 +18,7 @@ use crate::dcapi::request;
 use crate::dcapi::{DcApiRequests, ItemRequest, RequestInputs, RequestSigner, ZkAsk};
 use crate::domain::presentation;
 use crate::domain::{DcApiSecrets, InviteId, KindSet, MinAge, PresentationRequest, Status};
+use crate::http::admission::ZkAdmission;
 use crate::http::body::{wallet_body, JsonBody, RequestBody};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::openid4vp::{answered_invite, AnswerAccepted};
@@ -189,6 +190,7 @@ impl RequestBody for DcApiAnswer {
 pub async fn answer(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
+    _: ZkAdmission,
     answer: Result<JsonBody<DcApiAnswer>, ApiError>,
 ) -> Result<Json<AnswerAccepted>, ApiError> {
     let JsonBody(answer) = wallet_body(answer)?;
