@@ -17,6 +17,7 @@ pub mod jose;
 pub mod kind;
 pub mod mdoc;
 pub mod metrics;
+pub mod pki;
 pub mod ratelimit;
 pub mod receipt;
 pub mod retention;

@@ -39,13 +39,9 @@ impl Alg {
     }
 }
 
-/// A key that checks a JWS, of the type its [`Alg`] needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PublicKey {
-    P256(p256::ecdsa::VerifyingKey),
-    P384(p384::ecdsa::VerifyingKey),
-    Rsa(rsa::RsaPublicKey),
-}
+/// A key that checks a JWS, of the type its [`Alg`] needs: the crate's one public-key
+/// type.
+pub use crate::pki::PublicKey;
 
 /// Why a JWS is refused. Each says which part is at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -7,11 +7,11 @@
 use base64::Engine;
 use serde_json::Value;
 
-use super::cert::{check_chain, PublicKey as CertKey, SignerCert};
+use super::cert::{check_chain, SignerCert};
 use super::tsl::STALE_AFTER_SECS;
 use super::ListError;
-use crate::jose::{Alg, Jws, PublicKey};
-use crate::mdoc::x509::{CertError, ParsedCert};
+use crate::jose::{Alg, Jws};
+use crate::pki::{Cert, CertError};
 
 /// Which list: its `LoTEType` and the ending of its anchors' `ServiceTypeIdentifier`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,13 +78,8 @@ pub fn lote(
         .collect::<Result<Vec<_>, _>>()?;
     check_chain(&chain, signers, now).map_err(|e| ListError::Jws(e.to_string()))?;
     let signer = chain.first().ok_or(ListError::Jws("empty x5c".into()))?;
-    let key = match &signer.key {
-        CertKey::P256(k) => PublicKey::P256(*k),
-        CertKey::P384(k) => PublicKey::P384(*k),
-        CertKey::Rsa(k) => PublicKey::Rsa(k.clone()),
-    };
     let verified = jws
-        .verify(&key)
+        .verify(&signer.key)
         .map_err(|e| ListError::Jws(e.to_string()))?;
     let payload: Value = super::json::parse(&verified.payload).ok_or(ListError::Malformed(
         "LoTE payload (JSON, each member once)",
@@ -145,19 +140,19 @@ fn signer_is_the_operator(signer: &SignerCert, info: &Value) -> Result<(), ListE
         .as_str()
         .ok_or(ListError::Malformed("SchemeTerritory"))?;
     let o_matches = signer
-        .organizations
+        .organizations()
         .iter()
         .any(|o| names.iter().any(|n| n.trim() == o.trim()));
     let c_matches = signer
-        .countries
+        .countries()
         .iter()
         .any(|c| c.trim().eq_ignore_ascii_case(territory.trim()));
     if o_matches && c_matches {
         return Ok(());
     }
     Err(ListError::SignerNotOperator {
-        organization: signer.organizations.join(", "),
-        country: signer.countries.join(", "),
+        organization: signer.organizations().join(", "),
+        country: signer.countries().join(", "),
     })
 }
 
@@ -185,7 +180,7 @@ fn issuance_certificates(
                     .as_str()
                     .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
                     .ok_or(ListError::BadCertificate(n))?;
-                match ParsedCert::from_der(&der) {
+                match Cert::from_der_ec(&der) {
                     Ok(_) if anchors.contains(&der) => {}
                     Ok(_) => anchors.push(der),
                     Err(CertError::UnsupportedKey(_)) => skipped += 1,

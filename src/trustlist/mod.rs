@@ -48,19 +48,11 @@ const MAX_NODES: u32 = 1_000_000;
 
 /// The pinned signer certificates of a PEM file (`--eu-av-trusted-list-signer`).
 pub fn signers_from_pem(pem: &str) -> Result<Vec<SignerCert>, String> {
-    let blocks = crate::mdoc::x509::pem_blocks(pem).map_err(|e| e.to_string())?;
-    let certs = blocks
-        .into_iter()
-        .enumerate()
-        .map(|(i, block)| {
-            match block {
-                Ok((label, der)) if label == "CERTIFICATE" => SignerCert::from_der(&der),
-                Ok((label, _)) => Err(format!("a {label} block, not a CERTIFICATE")),
-                Err(why) => Err(why),
-            }
-            .map_err(|e| format!("block {}: {e}", i + 1))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let certs =
+        crate::pki::certificates_from_pem(pem, SignerCert::from_der).map_err(|(n, e)| match n {
+            0 => e.to_string(),
+            n => format!("block {n}: {e}"),
+        })?;
     if certs.is_empty() {
         return Err("no certificate".into());
     }

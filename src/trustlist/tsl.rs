@@ -8,7 +8,7 @@ use roxmltree::Node;
 use super::text;
 use super::xmldsig::{self, SignatureError};
 use super::SignerCert;
-use crate::mdoc::x509::{CertError, ParsedCert};
+use crate::pki::{Cert, CertError};
 
 const NS_TSL: &str = "http://uri.etsi.org/02231/v2#";
 
@@ -167,7 +167,7 @@ fn recognised_certificates(root: Node<'_, '_>) -> Result<(Vec<Vec<u8>>, usize), 
         for cert in certs {
             n += 1;
             let der = text::base64(cert).ok_or(E::BadCertificate(n))?;
-            match ParsedCert::from_der(&der) {
+            match Cert::from_der_ec(&der) {
                 Ok(_) if anchors.contains(&der) => {}
                 Ok(_) => anchors.push(der),
                 Err(CertError::UnsupportedKey(_)) => skipped += 1,

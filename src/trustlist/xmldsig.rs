@@ -9,8 +9,9 @@
 use roxmltree::{Document, Node};
 
 use super::c14n::{self, Method};
-use super::cert::{check_chain, ChainError, Encoding, Hash, Scheme, SignerCert};
+use super::cert::{check_chain, ChainError, SignerCert};
 use super::text;
+use crate::pki::{Encoding, Hash, Scheme};
 
 pub const NS_DSIG: &str = "http://www.w3.org/2000/09/xmldsig#";
 const NS_XADES: &str = "http://uri.etsi.org/01903/v1.3.2#";
@@ -223,7 +224,7 @@ fn signer_chain(key_info: Node<'_, '_>) -> Result<Vec<SignerCert>, SignatureErro
         .filter(|n| n.has_tag_name((NS_DSIG, "X509Certificate")))
         .map(|n| {
             let der = text::base64(n).ok_or(E::BadSignerCertificate("not base64".into()))?;
-            SignerCert::from_der(&der).map_err(E::BadSignerCertificate)
+            SignerCert::from_der(&der).map_err(|e| E::BadSignerCertificate(e.to_string()))
         })
         .collect::<Result<_, _>>()?;
     if certs.is_empty() {
