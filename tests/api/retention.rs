@@ -2,7 +2,7 @@
 //! site can be erased with everything it owns.
 
 use crate::helpers::{
-    agegate, assert_error, cli_site, client, eventually, run_cli, spawn_app_with, temp_db,
+    assert_error, cli_site, client, eventually, run_cli, serve_outcome, spawn_app_with, temp_db,
     ServerProcess, TestApp, TestDb, T0,
 };
 use crate::receiver::TestReceiver;
@@ -13,8 +13,6 @@ use agegate::domain::webhook::DeliveryState;
 use agegate::retention::Retention;
 use agegate::startup::Application;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -181,54 +179,42 @@ async fn idempotency_keys_are_dropped_after_24_hours() {
     assert_eq!(app.store.drop_spent(T0 + DAY, 100).await.unwrap(), 1);
 }
 
-/// The server's first log lines (until it says what retention is in force).
-fn first_lines(db: &TestDb, extra: &[&str], env: &[(&str, &str)]) -> Vec<String> {
-    let mut child = agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .arg("serve")
-        .args(extra)
-        .env("AGEGATE_LISTEN", "127.0.0.1:0")
-        .envs(env.iter().copied())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = Vec::new();
-    for line in BufReader::new(child.stderr.take().unwrap()).lines().take(5) {
-        let line = line.unwrap();
-        let done = line.contains("retention");
-        lines.push(line);
-        if done {
-            break;
-        }
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+/// The server's first log lines, until it says what retention is in force.
+async fn first_lines(db: &TestDb, extra: &[&str], env: &[(&str, &str)]) -> Vec<String> {
+    let env: Vec<(&str, &str)> = [("AGEGATE_LISTEN", "127.0.0.1:0")]
+        .into_iter()
+        .chain(env.iter().copied())
+        .collect();
+    let server = ServerProcess::start_with_env(db, extra, &env);
+    server.logged("retention").await;
+    let mut lines = vec![server.first_line.clone()];
+    lines.extend(server.log_lines(""));
     lines
 }
 
-#[test]
-fn the_first_log_lines_say_which_retention_is_in_force() {
+#[tokio::test]
+async fn the_first_log_lines_say_which_retention_is_in_force() {
     let (_dir, db) = temp_db();
-    let said = |extra: &[&str], env: &[(&str, &str)]| {
-        let lines = first_lines(&db, extra, env);
+    for (extra, env, says) in [
+        (&[][..], &[][..], "retention: 90d"),
+        (&["--retention", "36h"][..], &[][..], "retention: 36h"),
+        (
+            &[][..],
+            &[("AGEGATE_RETENTION", "0")][..],
+            "retention: 0 (keep every invite)",
+        ),
+    ] {
+        let lines = first_lines(&db, extra, env).await;
         assert!(lines[0].contains("listening on"), "{lines:?}");
-        lines
+        let said = lines
             .into_iter()
             .find(|l| l.contains("retention"))
-            .unwrap_or_else(|| panic!("no retention line among the first lines"))
-    };
-    assert!(said(&[], &[]).contains("retention: 90d"));
-    assert!(said(&["--retention", "36h"], &[]).contains("retention: 36h"));
-    assert!(said(&[], &[("AGEGATE_RETENTION", "0")]).contains("retention: 0 (keep every invite)"));
+            .unwrap_or_else(|| panic!("no retention line among the first lines"));
+        assert!(said.contains(says), "{said}");
+    }
 
-    let out = agegate()
-        .args(["--database-url", &db.url, "serve", "--retention", "soon"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let (started, err) = serve_outcome(&["--retention".into(), "soon".into()], &[]);
+    assert!(!started);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("--retention"), "{err}");
 }
