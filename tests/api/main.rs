@@ -18,6 +18,7 @@ mod console_pages;
 mod create_invite;
 pub mod credential_status;
 mod credential_status_bad;
+mod credential_status_bench;
 mod credential_status_nodes;
 mod database_url;
 mod dc_api;
