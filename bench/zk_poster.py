@@ -1,11 +1,14 @@
 """Keeps a server's proof pool saturated, for bench/zk.sh (run in the ZK venv).
 
-Usage: zk_poster.py GATEWAY_URL VECTORS_DIR GO_FILE STOP_FILE CONCURRENCY
+Usage: zk_poster.py GATEWAY_URL VECTORS_DIR GO_FILE STOP_FILE CONCURRENCY [FLOOD [PAUSE_MS]]
 Reads the invite's link request off its gateway page, mints with tests/api/zk/mint_answer.py
 a proof for that request's SessionTranscript (mDL, the claim asked for, now), flips one bit
 of it (so it passes every cheap check and costs a check on the pool, yet never uses the
 request up) and prints `ready`; then, while GO_FILE exists, keeps CONCURRENCY answers in
-flight, until STOP_FILE exists. Prints one JSON line: the answers by status.
+flight, until STOP_FILE exists. FLOOD more senders (default 0) post the same answer again
+PAUSE_MS (default 20) after each answer, turned away or not: a flood of proofs while the
+pool is full. Prints one JSON line: the answers by status ("reset": the server closed the
+connection before the client read an answer), and the flood's answers per second.
 """
 
 import hashlib
@@ -60,36 +63,58 @@ def mint(params, vectors):
 
 def main():
     gateway_url, vectors, go_file, stop_file, concurrency = sys.argv[1:6]
+    flood = int(sys.argv[6]) if len(sys.argv) > 6 else 0
+    pause = (int(sys.argv[7]) if len(sys.argv) > 7 else 20) / 1000
     params = link_request(gateway_url)
     body = mint(params, vectors)
-    counts, lock = {}, threading.Lock()
+    counts, flooded, lock = {}, {"answers": 0, "seconds": 0.0}, threading.Lock()
+
+    def send():
+        request = urllib.request.Request(params["response_uri"], data=body, headers={
+            "content-type": "application/x-www-form-urlencoded"})
+        try:
+            return urllib.request.urlopen(request).status
+        except urllib.error.HTTPError as e:
+            e.read()
+            return e.code
+        except (urllib.error.URLError, ConnectionError):
+            return "reset"
 
     def post():
         while not os.path.exists(stop_file):
             if not os.path.exists(go_file):
                 time.sleep(0.05)
                 continue
-            request = urllib.request.Request(params["response_uri"], data=body, headers={
-                "content-type": "application/x-www-form-urlencoded"})
-            try:
-                status = urllib.request.urlopen(request).status
-            except urllib.error.HTTPError as e:
-                status = e.code
-                e.read()
+            status = send()
             with lock:
                 counts[status] = counts.get(status, 0) + 1
             if status == 503:
-                # Full: wait, so that the posts themselves (500 KB bodies, read and
-                # parsed before the pool is asked) are not what loads the server.
+                # Full: wait, so that these posts keep the pool full without flooding it.
                 time.sleep(0.25)
+
+    def flood_post():
+        while not os.path.exists(stop_file):
+            if not os.path.exists(go_file):
+                time.sleep(0.05)
+                continue
+            started = time.monotonic()
+            status = send()
+            with lock:
+                key = f"flood {status}"
+                counts[key] = counts.get(key, 0) + 1
+                flooded["answers"] += 1
+                flooded["seconds"] += time.monotonic() - started + pause
+            time.sleep(pause)
 
     print("ready", flush=True)
     threads = [threading.Thread(target=post) for _ in range(int(concurrency))]
+    threads += [threading.Thread(target=flood_post) for _ in range(flood)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    print(json.dumps({"answers by status": counts}))
+    rate = flood * flooded["answers"] / flooded["seconds"] if flooded["seconds"] else 0
+    print(json.dumps({"answers by status": counts, "flood answers/s": round(rate, 1)}))
 
 
 main()
