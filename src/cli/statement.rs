@@ -43,6 +43,15 @@ pub struct Args {
         value_name = "TOKEN"
     )]
     verifier_token: Option<String>,
+    /// As `serve --credential-status`.
+    #[arg(
+        long,
+        env = "AGEGATE_CREDENTIAL_STATUS",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = crate::domain::StatusMode::Check
+    )]
+    credential_status: crate::domain::StatusMode,
 }
 
 pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
@@ -153,6 +162,8 @@ pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
             let _ = writeln!(w, "- {check}");
         }
         let _ = writeln!(w);
+        let _ = writeln!(w, "## Credential status\n");
+        let _ = writeln!(w, "{}\n", credential_status(args.credential_status));
     }
     let _ = writeln!(w, "## Sites\n");
     let _ = writeln!(
@@ -238,6 +249,30 @@ const CHECKS: &[&str] = &[
 ];
 
 /// The signed lists in force (docs/trust.md#where-trust-anchors-come-from), if any.
+/// What the statement says of `--credential-status` (docs/credential-status.md).
+fn credential_status(mode: crate::domain::StatusMode) -> &'static str {
+    use crate::domain::StatusMode;
+    match mode {
+        StatusMode::Check => {
+            "Mode `check`: a credential whose issuer's status list or identifier list says \
+             revoked or suspended is refused; when its list cannot be had the answer is \
+             accepted and its receipt says `credentialStatus: \"unknown\"`. Lists are \
+             fetched whole, never per credential, so no list host learns who is checked."
+        }
+        StatusMode::Require => {
+            "Mode `require`: a credential is accepted only when its status list or \
+             identifier list, if its issuer names one, says it is valid; one whose list \
+             cannot be had, and any zero-knowledge proof (which hides its status), is \
+             refused. Lists are fetched whole, never per credential, so no list host \
+             learns who is checked."
+        }
+        StatusMode::Off => {
+            "Mode `off`: credential status lists are not consulted; a revoked credential \
+             can still prove age. Receipts say `credentialStatus: \"unchecked\"`."
+        }
+    }
+}
+
 fn write_lists(w: &mut String, lists: &[crate::trust::ListStatus]) {
     if lists.is_empty() {
         return;

@@ -373,6 +373,27 @@ async fn the_statement_is_generated_from_the_configuration_and_the_database() {
     ] {
         assert!(stdout.contains(expected), "{expected:?} in\n{stdout}");
     }
+    // docs/credential-status.md: the mode in force, `check` by default.
+    assert!(
+        stdout.contains("## Credential status\n\nMode `check`: "),
+        "{stdout}"
+    );
+    let (code, stdout, _) = cli(
+        &app,
+        &[
+            "statement",
+            "--eu-av-trust-anchors",
+            anchors.to_str().unwrap(),
+            "--credential-status",
+            "off",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("Mode `off`: credential status lists are not consulted"),
+        "{stdout}"
+    );
     let (code, stdout, _) = cli(&app, &["statement", "--site", &site.site_id]).await;
     assert_eq!(code, 0);
     assert!(stdout.contains("`eu-av`)**: off"), "{stdout}");
