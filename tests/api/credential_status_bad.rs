@@ -238,3 +238,21 @@ async fn a_list_slower_than_five_seconds_is_given_up() {
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(lists.fetches("/sl/slow"), 1);
 }
+
+#[tokio::test]
+async fn require_refuses_a_zero_knowledge_proof_whose_status_is_hidden() {
+    use crate::zk::{Backend, Minter, ZkCase, ZkServer};
+    use crate::zk_answers::{link_proof, mdl_vp_token};
+    let minter = Minter::start(&[Backend::GoogleCpp]);
+    let server = ZkServer::start_with(2, |s| s.credential_status = StatusMode::Require).await;
+    let app = &server.app;
+    let case = ZkCase::new(app, crate::helpers::SiteOptions::default()).await;
+    let proof = minter.one(link_proof("hidden", &case, app)).await;
+    let resp = crate::eu_av::answer(app, &case.link, &mdl_vp_token(&proof)).await;
+    assert_eq!(
+        refused(resp).await,
+        "presentation refused: a zero-knowledge proof cannot show the credential's status, \
+         which this server requires"
+    );
+    assert_eq!(case.status(app).await, "pending");
+}
