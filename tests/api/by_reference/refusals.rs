@@ -274,3 +274,15 @@ async fn wallet_metadata_over_64_kib_is_too_large() {
         .unwrap();
     assert_error(resp, 413, 41301).await;
 }
+
+#[tokio::test]
+async fn a_request_past_its_10_minutes_is_not_found_and_an_expired_invite_is_a_conflict() {
+    let c = RefCase::new().await;
+    let uri = request_uri(&c.link());
+    c.app.clock.advance(9 * 60 + 59);
+    assert_eq!(c.app.client.get(&uri).send().await.unwrap().status(), 200);
+    c.app.clock.advance(1);
+    assert_error(c.app.client.get(&uri).send().await.unwrap(), 404, 40404).await;
+    c.app.clock.advance(86_400);
+    assert_error(c.app.client.get(&uri).send().await.unwrap(), 409, 40901).await;
+}
