@@ -7,7 +7,7 @@ use p256::pkcs8::DecodePrivateKey;
 use p256::SecretKey;
 
 use super::signer::{RequestSigner, SignerError};
-use crate::mdoc::x509::pem_blocks;
+use crate::pki::pem_blocks;
 
 /// Which file is at fault, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,11 +35,7 @@ pub fn signer_from_pem(key_pem: &str, chain_pem: &str) -> Result<RequestSigner, 
 /// The one private key of a PEM file; `EC PARAMETERS` blocks beside it are ignored.
 fn signing_key(pem: &str) -> Result<SecretKey, String> {
     let mut found = None;
-    for (i, block) in pem_blocks(pem)
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .enumerate()
-    {
+    for (i, block) in pem_blocks(pem)?.into_iter().enumerate() {
         let n = i + 1;
         let (label, der) = block.map_err(|why| format!("block {n}: {why}"))?;
         let key = match label.as_str() {
@@ -66,11 +62,7 @@ fn signing_key(pem: &str) -> Result<SecretKey, String> {
 /// Every CERTIFICATE block, in order (leaf first); text between blocks is ignored.
 fn chain(pem: &str) -> Result<Vec<Vec<u8>>, String> {
     let mut chain = Vec::new();
-    for (i, block) in pem_blocks(pem)
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .enumerate()
-    {
+    for (i, block) in pem_blocks(pem)?.into_iter().enumerate() {
         let n = i + 1;
         let (label, der) = block.map_err(|why| format!("block {n}: {why}"))?;
         if label != "CERTIFICATE" {

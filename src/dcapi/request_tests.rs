@@ -202,8 +202,8 @@ fn r1_signed_is_a_jws_over_data_client_id_and_expected_origins() {
         assert_eq!(header["alg"], "ES256");
         assert_eq!(header["typ"], "oauth-authz-req+jwt");
         assert_eq!(header["x5c"].as_array().map(Vec::len), Some(1));
-        let leaf = crate::mdoc::x509::ParsedCert::from_der(&signer.chain()[0]).expect("leaf");
-        let crate::mdoc::x509::EcKey::P256(leaf_key) = leaf.key else {
+        let leaf = crate::pki::Cert::from_der_ec(&signer.chain()[0]).expect("leaf");
+        let crate::pki::PublicKey::P256(leaf_key) = leaf.key else {
             panic!("P-256 leaf")
         };
         let sig = Signature::from_slice(&b64(sig)).expect("r||s");
@@ -223,8 +223,8 @@ fn r1_signed_is_a_jws_over_data_client_id_and_expected_origins() {
 #[test]
 fn r2_signed_reader_auth_covers_transcript_and_items_request() {
     let signer = test_signer();
-    let leaf = crate::mdoc::x509::ParsedCert::from_der(&signer.chain()[0]).expect("leaf");
-    let crate::mdoc::x509::EcKey::P256(leaf_key) = leaf.key else {
+    let leaf = crate::pki::Cert::from_der_ec(&signer.chain()[0]).expect("leaf");
+    let crate::pki::PublicKey::P256(leaf_key) = leaf.key else {
         panic!("P-256 leaf")
     };
     with(Some(&signer), |r| {

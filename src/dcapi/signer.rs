@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 use crate::jose::{self, b64url};
 use crate::mdoc::cose;
-use crate::mdoc::x509::{CertError, EcKey, ParsedCert};
+use crate::pki::{Cert, CertError, PublicKey};
 
 /// Why a key and chain cannot sign requests.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -49,19 +49,19 @@ impl RequestSigner {
     /// root after the leaf is left out of the chain sent.
     pub fn new(key: SigningKey, mut chain: Vec<Vec<u8>>) -> Result<Self, SignerError> {
         let leaf = chain.first().ok_or(SignerError::EmptyChain)?;
-        let parsed = ParsedCert::from_der(leaf).map_err(|e| match e {
+        let parsed = Cert::from_der_ec(leaf).map_err(|e| match e {
             CertError::Malformed(why) | CertError::UnsupportedKey(why) => SignerError::BadLeaf(why),
         })?;
         if chain.len() > 1
             && chain
                 .last()
-                .and_then(|root| ParsedCert::from_der(root).ok())
+                .and_then(|root| Cert::from_der_ec(root).ok())
                 .is_some_and(|root| root.is_self_issued())
         {
             chain.pop();
         }
         match parsed.key {
-            EcKey::P256(ref public) if public == key.verifying_key() => Ok(RequestSigner {
+            PublicKey::P256(ref public) if public == key.verifying_key() => Ok(RequestSigner {
                 key,
                 chain,
                 validity: parsed.validity(),

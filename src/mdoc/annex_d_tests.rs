@@ -14,8 +14,8 @@ use super::cbor;
 use super::cose::Sign1;
 use super::mso::{check_disclosures, parse_mso};
 use super::raw::Raw;
-use super::x509::{EcKey, ParsedCert};
 use super::{CertRole, PresentationError as E, TrustAnchors};
+use crate::pki::{Cert, PublicKey};
 
 const DEVICE_RESPONSE_HEX: &str = include_str!("testdata/iso18013_5_annex_d_device_response.hex");
 const MDL: &str = "org.iso.18013.5.1.mDL";
@@ -54,8 +54,8 @@ fn issuer_auth(doc: &Value) -> Sign1 {
     Sign1::parse(field(field(doc, "issuerSigned"), "issuerAuth")).expect("an ES256 COSE_Sign1")
 }
 
-fn signer(doc: &Value) -> ParsedCert {
-    ParsedCert::from_der(issuer_auth(doc).x5chain_leaf().unwrap()).unwrap()
+fn signer(doc: &Value) -> Cert {
+    Cert::from_der_ec(issuer_auth(doc).x5chain_leaf().unwrap()).unwrap()
 }
 
 #[test]
@@ -64,7 +64,7 @@ fn annex_d_issuer_signature_verifies_with_its_x5chain_certificate() {
     let (doc, _) = document(&bytes);
     assert_eq!(field(&doc, "docType"), &Value::Text(MDL.into()));
     let auth = issuer_auth(&doc);
-    let EcKey::P256(key) = &signer(&doc).key else {
+    let PublicKey::P256(key) = &signer(&doc).key else {
         panic!("the Annex D document signer has a P-256 key");
     };
     assert!(auth.verify(key, None), "issuerAuth verifies");

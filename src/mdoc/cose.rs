@@ -13,8 +13,8 @@ use coset::{
 use p256::ecdsa::signature::{Signer, Verifier};
 use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
 
-use super::x509::EcKey;
 use super::PresentationError;
+use crate::pki::PublicKey;
 
 /// COSE header labels and values used here (RFC 9052, RFC 9053, RFC 9360).
 const LABEL_X5CHAIN: i64 = 33;
@@ -159,18 +159,19 @@ impl Sign1 {
     /// Verifies the signature over the attached payload with a P-256 key (ES256: raw
     /// 64-byte `r || s`, SHA-256) or a P-384 key (ES384: 96 bytes, SHA-384). Which
     /// algorithm the header must name for which key is the caller's rule.
-    pub(crate) fn verify_ec(&self, key: &EcKey) -> bool {
+    pub(crate) fn verify_ec(&self, key: &PublicKey) -> bool {
         if self.inner.payload.is_none() {
             return false;
         }
         let signed = self.inner.tbs_data(&[]);
         let signature = &self.inner.signature;
         match key {
-            EcKey::P256(k) => {
+            PublicKey::P256(k) => {
                 Signature::from_slice(signature).is_ok_and(|s| k.verify(&signed, &s).is_ok())
             }
-            EcKey::P384(k) => p384::ecdsa::Signature::from_slice(signature)
+            PublicKey::P384(k) => p384::ecdsa::Signature::from_slice(signature)
                 .is_ok_and(|s| k.verify(&signed, &s).is_ok()),
+            PublicKey::Rsa(_) => false,
         }
     }
 

@@ -51,10 +51,10 @@ mod vical_tests;
 use base64::Engine;
 use ciborium::Value;
 
+use crate::pki::{Cert, CertError, PublicKey};
 use cbor::Lookup;
 use cose::{Sign1, Sign1Error};
 use raw::Raw;
-use x509::{CertError, EcKey, ParsedCert};
 
 pub use anchors::KindAnchors;
 pub use error::{CertRole, PresentationError};
@@ -244,12 +244,12 @@ fn verify_document(
         Sign1Error::Malformed(what) => E::MalformedIssuerAuth(what),
         Sign1Error::NotEs256 => E::UnsupportedAlgorithm,
     })?;
-    let signer = ParsedCert::from_der(issuer_auth.x5chain_leaf()?).map_err(|e| match e {
+    let signer = Cert::from_der_ec(issuer_auth.x5chain_leaf()?).map_err(|e| match e {
         CertError::Malformed(_) => E::MalformedCertificate,
         CertError::UnsupportedKey(_) => E::UnsupportedIssuerKey,
     })?;
     let issuer_anchor = anchors.check_signer(&signer, expected.now)?;
-    let EcKey::P256(issuer_key) = &signer.key else {
+    let PublicKey::P256(issuer_key) = &signer.key else {
         return Err(E::UnsupportedIssuerKey);
     };
     let mso_bytes = issuer_auth

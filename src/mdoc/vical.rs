@@ -20,8 +20,8 @@ use ciborium::Value;
 
 use super::cbor::{self, Lookup};
 use super::cose::{Sign1, Sign1Error, ALG_ES256, ALG_ES384};
-use super::x509::{is_ca, CertError, EcKey, ParsedCert};
 use super::TrustAnchors;
+use crate::pki::{self, Cert, CertError, Position, PublicKey};
 
 /// The mDL docType: an entry whose `docType` list holds it, or has none, is admitted.
 pub const MDL_DOC_TYPE: &str = "org.iso.18013.5.1.mDL";
@@ -158,7 +158,7 @@ pub fn mdl_anchors(
         .iter()
         .enumerate()
         .map(|(i, der)| {
-            ParsedCert::from_der(der).map_err(|e| {
+            Cert::from_der_ec(der).map_err(|e| {
                 let why = match e {
                     CertError::Malformed(why) | CertError::UnsupportedKey(why) => why,
                 };
@@ -166,10 +166,10 @@ pub fn mdl_anchors(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    check_chain(&chain, &ders, vical_anchors, now)?;
+    check_chain(&chain, vical_anchors, now)?;
     let signer = chain.first().ok_or(E::MissingX5chain)?;
     match (&signer.key, alg) {
-        (EcKey::P256(_), Some(ALG_ES256)) | (EcKey::P384(_), Some(ALG_ES384)) => {}
+        (PublicKey::P256(_), Some(ALG_ES256)) | (PublicKey::P384(_), Some(ALG_ES384)) => {}
         _ => return Err(E::AlgorithmKeyMismatch),
     }
     let payload = sign1.payload().ok_or(E::DetachedPayload)?;
@@ -179,62 +179,21 @@ pub fn mdl_anchors(
     parse_payload(payload)
 }
 
-/// Walks x5chain from the signer: stops at the first certificate that is an anchor or
-/// is signed by one (valid at `now`); otherwise the next certificate must have signed it.
-fn check_chain(
-    chain: &[ParsedCert],
-    ders: &[&[u8]],
-    anchors: &TrustAnchors,
-    now: i64,
-) -> Result<(), VicalError> {
-    for (i, cert) in chain.iter().enumerate() {
-        let role = if i == 0 {
-            ChainCert::Signer
-        } else {
-            ChainCert::Intermediate(i)
-        };
-        let is_anchor = anchors.certs().iter().any(|a| a.der() == cert.der());
-        if i > 0 && !is_anchor && !ders.get(i).is_some_and(|der| is_ca(der)) {
-            return Err(E::IntermediateNotCa(role));
-        }
-        validity(cert, now, if is_anchor { ChainCert::Anchor } else { role })?;
-        if is_anchor {
-            return Ok(());
-        }
-        let issuers: Vec<&ParsedCert> = anchors
-            .certs()
-            .iter()
-            .filter(|a| cert.is_signed_by(a))
-            .collect();
-        if !issuers.is_empty() {
-            // A renewed anchor may share name and key with an expired one: any valid
-            // one will do; otherwise report the first's validity.
-            return match issuers
-                .iter()
-                .find(|a| validity(a, now, ChainCert::Anchor).is_ok())
-            {
-                Some(_) => Ok(()),
-                None => issuers.first().map_or(Err(E::UntrustedSigner), |a| {
-                    validity(a, now, ChainCert::Anchor)
-                }),
-            };
-        }
-        match chain.get(i + 1) {
-            Some(next) if cert.is_signed_by(next) => {}
-            _ => return Err(E::UntrustedSigner),
-        }
-    }
-    Err(E::UntrustedSigner)
-}
-
-fn validity(cert: &ParsedCert, now: i64, role: ChainCert) -> Result<(), VicalError> {
-    let (not_before, not_after) = cert.validity();
-    if now < not_before {
-        Err(E::CertificateNotYetValid(role))
-    } else if now > not_after {
-        Err(E::CertificateExpired(role))
-    } else {
-        Ok(())
+/// The signer chains to the VICAL anchor ([`pki::verify_chain`]: each certificate signed
+/// by the next one used, every one after the signer a CA, all and the anchor valid at
+/// `now`), its failures named by their place in x5chain.
+fn check_chain(chain: &[Cert], anchors: &TrustAnchors, now: i64) -> Result<(), VicalError> {
+    let place = |p: Position| match p {
+        Position::Leaf => ChainCert::Signer,
+        Position::Intermediate(i) => ChainCert::Intermediate(i),
+        Position::Anchor => ChainCert::Anchor,
+    };
+    match pki::verify_chain(chain, anchors.certs(), now) {
+        Ok(_) => Ok(()),
+        Err(pki::ChainError::NotCa(p)) => Err(E::IntermediateNotCa(place(p))),
+        Err(pki::ChainError::NotYetValid(p)) => Err(E::CertificateNotYetValid(place(p))),
+        Err(pki::ChainError::Expired(p)) => Err(E::CertificateExpired(place(p))),
+        Err(pki::ChainError::Empty | pki::ChainError::Untrusted) => Err(E::UntrustedSigner),
     }
 }
 
@@ -295,7 +254,7 @@ fn parse_payload(payload: &[u8]) -> Result<VicalAnchors, VicalError> {
             .ok()
             .and_then(Value::as_bytes)
             .ok_or_else(|| field("certificate"))?;
-        let key_supported = match ParsedCert::from_der(der) {
+        let key_supported = match Cert::from_der_ec(der) {
             Ok(_) => true,
             Err(CertError::UnsupportedKey(_)) => false,
             Err(CertError::Malformed(_)) => return Err(field("certificate")),

@@ -20,9 +20,9 @@ use ciborium::Value;
 
 use super::cbor::{self, Lookup};
 use super::raw::Raw;
-use super::x509::{CertError, EcKey, ParsedCert};
 use super::{KindAnchors, PresentationError as E};
 use crate::kind::Kind;
+use crate::pki::{Cert, CertError, PublicKey};
 
 /// Largest zero-knowledge DeviceResponse accepted: a proof is 320–370 KB from Google's
 /// prover and up to 2.3 times that from ISRG's; the wallet answer routes take 2 MiB.
@@ -165,7 +165,7 @@ pub fn check_zk_response(
         .x5chain
         .iter()
         .map(|der| {
-            ParsedCert::from_der(der).map_err(|e| match e {
+            Cert::from_der_ec(der).map_err(|e| match e {
                 CertError::Malformed(_) => E::MalformedCertificate,
                 CertError::UnsupportedKey(_) => E::UnsupportedIssuerKey,
             })
@@ -173,7 +173,7 @@ pub fn check_zk_response(
         .collect::<Result<Vec<_>, _>>()?;
     let kind_anchors = anchors.get(kind).ok_or(E::UntrustedIssuer)?;
     let issuer_anchor = kind_anchors.check_chain(&chain, expected.now)?;
-    let Some(EcKey::P256(leaf_key)) = chain.first().map(|c| &c.key) else {
+    let Some(PublicKey::P256(leaf_key)) = chain.first().map(|c| &c.key) else {
         return Err(E::UnsupportedIssuerKey);
     };
     let point = leaf_key.to_encoded_point(false);

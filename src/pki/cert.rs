@@ -136,6 +136,11 @@ impl Cert {
         self.not_before <= now && now <= self.not_after
     }
 
+    /// Issuer and subject are the same name: a root (or a self-signed leaf).
+    pub fn is_self_issued(&self) -> bool {
+        self.issuer == self.subject
+    }
+
     /// basicConstraints says cA.
     pub fn is_ca(&self) -> bool {
         self.is_ca

@@ -11,7 +11,7 @@ pub enum Position {
     Leaf,
     /// `chain[n]`, n ≥ 1.
     Intermediate(usize),
-    /// An anchor (one of the anchors, or a certificate of the chain equal to one).
+    /// An anchor (one of the anchors, or an intermediate equal to one).
     Anchor,
 }
 
@@ -49,15 +49,12 @@ pub fn verify_chain<'a>(
         if anchor.is_none() && position != Position::Leaf && !current.is_ca() {
             return Err(ChainError::NotCa(position));
         }
-        validity(
-            current,
-            now,
-            if anchor.is_some() {
-                Position::Anchor
-            } else {
-                position
-            },
-        )?;
+        // A leaf that is itself an anchor is named as the leaf.
+        let named = match anchor {
+            Some(_) if position != Position::Leaf => Position::Anchor,
+            _ => position,
+        };
+        validity(current, now, named)?;
         if let Some(anchor) = anchor {
             return Ok(anchor);
         }

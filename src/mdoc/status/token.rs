@@ -11,8 +11,8 @@ use coset::Label;
 use super::bits::{inflate_bounded, PackedStatuses, MAX_INFLATED};
 use super::ListForm;
 use crate::mdoc::cose::{Sign1, Sign1Error, ALG_ES256, ALG_ES384};
-use crate::mdoc::x509::{CertError, EcKey, ParsedCert};
 use crate::mdoc::{PresentationError, TrustAnchors};
+use crate::pki::{Cert, CertError, PublicKey};
 
 /// Largest token accepted, as fetched.
 pub const MAX_TOKEN_BYTES: usize = 4 * 1024 * 1024;
@@ -199,7 +199,7 @@ impl ListToken {
         };
         let key_cert = match signer {
             Signer::Certificate(der) => {
-                let cert = ParsedCert::from_der(der).map_err(cert_error)?;
+                let cert = Cert::from_der_ec(der).map_err(cert_error)?;
                 let (not_before, not_after) = cert.validity();
                 if now < not_before {
                     return Err(E::SignerValidity("not yet valid".into()));
@@ -218,7 +218,7 @@ impl ListToken {
                     }
                     Some(Ok(chain)) => chain
                         .into_iter()
-                        .map(ParsedCert::from_der)
+                        .map(Cert::from_der_ec)
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(cert_error)?,
                 };
@@ -230,7 +230,7 @@ impl ListToken {
             }
         };
         match (&key_cert.key, self.alg) {
-            (EcKey::P256(_), ALG_ES256) | (EcKey::P384(_), ALG_ES384) => {}
+            (PublicKey::P256(_), ALG_ES256) | (PublicKey::P384(_), ALG_ES384) => {}
             _ => return Err(E::AlgorithmKeyMismatch),
         }
         if self.sign1.verify_ec(&key_cert.key) {
