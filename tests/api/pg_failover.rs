@@ -3,21 +3,27 @@
 //! `postgres://…@primary,standby/agegate?target_session_attrs=read-write`, the primary
 //! gets SIGKILL and its synchronous standby is promoted; then the expiry sweep sends the
 //! `invite.expired` of an invite that expired during the switch, retention erases what it
-//! must, and the trust-list refresh takes a new list and keeps it in the promoted
-//! database. The whole load under failover is `scripts/proofs/failover.sh`. In the
+//! must, the trust-list refresh takes a new list and keeps it in the promoted
+//! database, and a credential status list is fetched again after its ttl. The whole load under failover is `scripts/proofs/failover.sh`. In the
 //! PostgreSQL pass of the suite.
 
-use crate::helpers::{eventually, spawn_on_url_with, ServerProcess, TestApp, TestDb};
+use crate::credential_status::{answer_with_status, refused, status_list, ListServer};
+use crate::helpers::{eventually, spawn_on_url_with, trusting, ServerProcess, TestApp, TestDb, T0};
 use crate::pg::postgres_backend;
 use crate::pg_pair::PgPair;
 use crate::receiver::TestReceiver;
 use crate::trust_lists::{eu_av_gauge, fingerprint_of_pem, sorted};
 use crate::trust_refresh::{list, node, ListSource, Reply};
+use crate::wallet::TestIssuer;
 use crate::webhooks::hooked_site;
+use agegate::domain::{Kind, StatusMode};
 use agegate::retention::Retention;
+use agegate::testkit::status_list_ref;
+use serde_json::json;
 use std::time::Duration;
 
 const DAY: i64 = 86_400;
+const REVOKED: &str = "presentation refused: the credential is revoked";
 /// How long a job may take to carry on once the standby is promoted.
 const AFTER_PROMOTION: Duration = Duration::from_secs(30);
 
@@ -125,4 +131,52 @@ async fn the_trust_list_refresh_takes_a_new_list_after_a_failover_and_keeps_it_t
     source.serve(Reply::Status(500));
     let (_second, second_metrics): (ServerProcess, String) = node(&db, &source.url);
     assert_eq!(eu_av_gauge(&second_metrics).await, list_b);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_list_refresh_carries_on_after_a_failover() {
+    if !postgres_backend() {
+        return;
+    }
+    let pair = PgPair::start();
+    let issuer = TestIssuer::new(T0);
+    let signer = issuer.status_signer(T0);
+    let lists = ListServer::start().await;
+    let uri = lists.uri("/sl/failover");
+    lists.serve_body(
+        "/sl/failover",
+        status_list(&uri, &signer, json!({"1": 1}), |_| {}),
+    );
+    let ca = issuer.ca_pem.clone();
+    let app = spawn_on_url_with(pair.url(), |s| {
+        s.trust = trusting(Kind::EU_AV, &ca);
+        s.credential_status = StatusMode::Check;
+    })
+    .await;
+    let revoked = Some(status_list_ref(1, &uri, None));
+    let (_, _, resp) = answer_with_status(&app, &issuer, revoked.clone()).await;
+    assert_eq!(refused(resp).await, REVOKED);
+    assert_eq!(lists.fetches("/sl/failover"), 1);
+
+    pair.kill_primary();
+    pair.promote();
+    // The issuer reinstates credential 1; past the copy's ttl (600 s) the list is fetched
+    // again behind the copy in hand, and the new one is used.
+    lists.serve_body(
+        "/sl/failover",
+        status_list(&uri, &signer, json!({}), |spec| {
+            spec["iat"] = json!(T0 + 600)
+        }),
+    );
+    app.clock.advance(601);
+    let _ = answer_with_status(&app, &issuer, revoked.clone()).await;
+    eventually("the list fetched again", AFTER_PROMOTION, || async {
+        lists.fetches("/sl/failover") >= 2
+    })
+    .await;
+    eventually("credential 1 verifies", AFTER_PROMOTION, || async {
+        let (_, _, resp) = answer_with_status(&app, &issuer, revoked.clone()).await;
+        resp.status() == 200
+    })
+    .await;
 }
