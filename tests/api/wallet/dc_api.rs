@@ -297,6 +297,22 @@ fn jwe_to(recipient: &PublicKey, kid: Option<&str>, payload: &Json) -> Json {
     json!({"response": jwe})
 }
 
+/// A compact JWE (ECDH-ES, A128GCM) of `payload` to the P-256 `jwk`, as a wallet
+/// answering by `direct_post.jwt` makes it.
+pub fn jwe_for_jwk(jwk: &Json, payload: &Json) -> String {
+    let coordinate = |c: &str| {
+        URL_SAFE_NO_PAD
+            .decode(jwk[c].as_str().expect("JWK coordinate"))
+            .expect("base64url")
+    };
+    let recipient = point(&coordinate("x"), &coordinate("y"));
+    let kid = jwk["kid"].as_str();
+    jwe_to(&recipient, kid, payload)["response"]
+        .as_str()
+        .expect("the JWE")
+        .to_owned()
+}
+
 fn sealed_to(recipient: &PublicKey, info: &[u8], device_response: &[u8]) -> Json {
     let sealed =
         agegate::dcapi::hpke::seal(&mut rand::rngs::OsRng, recipient, info, device_response)

@@ -28,7 +28,8 @@ pub use agegate::testkit::{
 };
 pub use dc_api::{
     annex_c_response, dc_annex_c_transcript, dc_openid4vp_transcript, get as cbor_get, hpke_data,
-    int_key as cbor_int_key, jwe_data, jwk_thumbprint, untag24, DcAnswer, DcApiPage, DcWallet,
+    int_key as cbor_int_key, jwe_data, jwe_for_jwk, jwk_thumbprint, untag24, DcAnswer, DcApiPage,
+    DcWallet,
 };
 pub use request::{credential_queries, html_unescape, AuthorizationRequest, CredentialQuery};
 

@@ -209,3 +209,65 @@ pub fn html_unescape(s: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// The signed request a page's by-reference link (`id="signed-link"`) points to, as a
+/// wallet reads it: its `request_uri` fetched with GET (no metadata, so the whole offer)
+/// and the JWS payload taken as the request. Its answer goes by `direct_post.jwt`.
+impl AuthorizationRequest {
+    pub async fn by_reference(client: &reqwest::Client, html: &str) -> Self {
+        let link = link_href(html, "signed-link")
+            .unwrap_or_else(|| panic!("no <a id=\"signed-link\" href=...> in the page:\n{html}"));
+        let link = url::Url::parse(&html_unescape(&link)).expect("the by-reference link");
+        let request_uri = link
+            .query_pairs()
+            .find(|(k, _)| k == "request_uri")
+            .expect("request_uri")
+            .1
+            .into_owned();
+        let resp = client.get(&request_uri).send().await.unwrap();
+        assert_eq!(resp.status(), 200, "the request object of {request_uri}");
+        let jws = resp.text().await.unwrap();
+        let payload = jws.split('.').nth(1).expect("a JWS payload");
+        let payload: serde_json::Value = serde_json::from_slice(
+            &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
+                .expect("base64url"),
+        )
+        .expect("a JSON payload");
+        let mut uri = url::form_urlencoded::Serializer::new(String::new());
+        for (name, value) in payload.as_object().expect("a JSON object") {
+            let value = value
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_owned);
+            uri.append_pair(name, &value);
+        }
+        Self::parse(&format!("request-object://authorize?{}", uri.finish()))
+    }
+
+    /// The response encryption key a `direct_post.jwt` request names.
+    pub fn encryption_jwk(&self) -> Option<&serde_json::Value> {
+        (self.response_mode == "direct_post.jwt").then(|| &self.client_metadata["jwks"]["keys"][0])
+    }
+
+    /// The JWK thumbprint the SessionTranscript carries (OpenID4VP B.2.6.1): the
+    /// encryption key's for `direct_post.jwt`, none for `direct_post`.
+    pub fn transcript_thumbprint(&self) -> Option<[u8; 32]> {
+        self.encryption_jwk().map(super::jwk_thumbprint)
+    }
+
+    /// The form a wallet posts to `response_uri` with `state` and `vp_token`: the two as
+    /// fields (`direct_post`), or encrypted into `response` (`direct_post.jwt`).
+    pub fn answer_form(&self, state: &str, vp_token: &str) -> Vec<(String, String)> {
+        match self.encryption_jwk() {
+            None => vec![
+                ("state".to_owned(), state.to_owned()),
+                ("vp_token".to_owned(), vp_token.to_owned()),
+            ],
+            Some(jwk) => {
+                let vp_token: serde_json::Value =
+                    serde_json::from_str(vp_token).expect("vp_token JSON");
+                let payload = serde_json::json!({"state": state, "vp_token": vp_token});
+                vec![("response".to_owned(), super::jwe_for_jwk(jwk, &payload))]
+            }
+        }
+    }
+}

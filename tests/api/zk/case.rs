@@ -5,8 +5,7 @@
 //! test wallet's envelopes (form post, JWE, HPKE).
 
 use crate::dc_api::{dc_page, post_dc_api};
-use crate::eu_av::{answer as link_answer, request_on_page};
-use crate::helpers::{SiteOptions, TestApp, TestSite};
+use crate::helpers::{gateway_page, SiteOptions, TestApp, TestSite};
 use crate::wallet::{
     cbor_get, dc_annex_c_transcript, dc_openid4vp_transcript, jwk_thumbprint, session_transcript,
     untag24, AuthorizationRequest, DcApiPage,
@@ -19,7 +18,8 @@ use serde_json::{json, Value as Json};
 /// How the wallet answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
-    /// The link or QR code: `direct_post` to the response_uri.
+    /// A link or QR code: the by-reference request (`direct_post.jwt`) when the server
+    /// signs requests, else the by-value one (`direct_post`).
     Link,
     /// The DC API's OpenID4VP request (JWE).
     R1,
@@ -64,6 +64,17 @@ pub fn zk_credentials(dcql: &Json) -> Vec<ZkCredential> {
         .collect()
 }
 
+/// The request a wallet following a link reads: the by-reference request object when the
+/// page links to one (the link that carries ZK offers), else the by-value link.
+pub async fn link_request(app: &TestApp, invite_url: &str) -> AuthorizationRequest {
+    let html = gateway_page(&app.client, invite_url).await;
+    if html.contains("id=\"signed-link\"") {
+        AuthorizationRequest::by_reference(&app.client, &html).await
+    } else {
+        AuthorizationRequest::from_gateway_html(&html)
+    }
+}
+
 /// A site's pending invite and the requests its gateway page carries.
 pub struct ZkCase {
     pub site: TestSite,
@@ -85,7 +96,7 @@ impl ZkCase {
             .new_invite(&site, Some(json!({"customId": "c-9"})))
             .await;
         let url = invite["url"].as_str().unwrap().to_owned();
-        let link = request_on_page(app, &url).await;
+        let link = link_request(app, &url).await;
         let page = dc_page(app, &url).await;
         ZkCase {
             site,
@@ -149,13 +160,34 @@ impl ZkCase {
         panic!("no docRequest for {doc_type}")
     }
 
+    /// The link's SessionTranscript (OpenID4VP B.2.6.1; with the encryption key's
+    /// thumbprint when the request is by reference).
+    pub fn link_transcript(&self) -> ciborium::Value {
+        let link = &self.link;
+        session_transcript(
+            &link.client_id,
+            &link.nonce,
+            link.transcript_thumbprint().as_ref().map(|t| &t[..]),
+            &link.response_uri,
+        )
+    }
+
+    /// Posts `vp_token` (JSON text) to the link's `response_uri` as its response mode
+    /// says: in the clear (`direct_post`) or encrypted (`direct_post.jwt`).
+    pub async fn post_link(&self, app: &TestApp, vp_token: &str) -> reqwest::Response {
+        let form = self.link.answer_form(&self.link.state, vp_token);
+        app.client
+            .post(&self.link.response_uri)
+            .form(&form)
+            .send()
+            .await
+            .unwrap()
+    }
+
     /// The SessionTranscript's CBOR that `transport` implies for a page at `origin`.
     pub fn transcript(&self, transport: Transport, origin: &str) -> Vec<u8> {
-        let link = &self.link;
         cbor(&match transport {
-            Transport::Link => {
-                session_transcript(&link.client_id, &link.nonce, None, &link.response_uri)
-            }
+            Transport::Link => self.link_transcript(),
             Transport::R1 => {
                 let r1 = self.page.r1();
                 dc_openid4vp_transcript(origin, &r1.nonce, &jwk_thumbprint(&r1.jwk))
@@ -212,7 +244,7 @@ impl ZkCase {
         match transport {
             Transport::Link => {
                 let vp_token = self.vp_token(transport, doc_type, device_response);
-                link_answer(app, &self.link, &vp_token.to_string()).await
+                self.post_link(app, &vp_token.to_string()).await
             }
             _ => {
                 let data = self.dc_data(transport, &app.base, doc_type, device_response);
