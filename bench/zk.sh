@@ -47,11 +47,17 @@ source bench/lib.sh
 pin_load=(taskset -c 1)
 
 mkdir "$work/circuits"
+# A signing identity: the by-reference link is the one that offers proofs (self-signed:
+# agegate warns, and this poster does not check the chain).
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=bench \
+  -keyout "$work/signing-key.pem" -out "$work/signing-cert.pem" 2>/dev/null
 ln -s "$vectors/circuits/google-v7-1attr.circuit" "$work/circuits/"
 port=$(free_port)
 RUST_LOG=warn taskset -c 0 "$bin" --database-url "sqlite:$work/db" serve --listen "127.0.0.1:$port" \
   --public-url "http://127.0.0.1:$port" --zk-circuits "$work/circuits" --zk-workers 1 \
-  --mdl-trust-anchors "$vectors/certificates/iaca-longfellow-vectors-2026-2036.pem" 2>"$work/log" &
+  --mdl-trust-anchors "$vectors/certificates/iaca-longfellow-vectors-2026-2036.pem" \
+  --request-signing-key "$work/signing-key.pem" --request-signing-cert "$work/signing-cert.pem" \
+  2>"$work/log" &
 pids+=($!)
 wait_up "$port"
 new_site "$bin" "sqlite:$work/db"
