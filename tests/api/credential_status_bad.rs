@@ -248,7 +248,7 @@ async fn require_refuses_a_zero_knowledge_proof_whose_status_is_hidden() {
     let app = &server.app;
     let case = ZkCase::new(app, crate::helpers::SiteOptions::default()).await;
     let proof = minter.one(link_proof("hidden", &case, app)).await;
-    let resp = crate::eu_av::answer(app, &case.link, &mdl_vp_token(&proof)).await;
+    let resp = case.post_link(app, &mdl_vp_token(&proof)).await;
     assert_eq!(
         refused(resp).await,
         "presentation refused: a zero-knowledge proof cannot show the credential's status, \
