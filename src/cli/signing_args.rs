@@ -8,55 +8,116 @@ use std::path::PathBuf;
 use super::headings::WALLETS;
 use crate::domain::presentation::{parse_wallet_scheme, WalletLinks, DEFAULT_SIGNED_WALLET_SCHEME};
 
+/// The signing identity: a key and its certificate chain, each under two names (the
+/// newer first). One table builds all four flags, so the older names cannot drift from
+/// the newer ones; clap's derive would need a field and its attributes for each.
+#[derive(Debug, Clone, Default)]
+struct Identity {
+    key: Option<PathBuf>,
+    cert: Option<PathBuf>,
+}
+
+/// One flag of the identity: its long name (also its id), environment variable,
+/// the group it joins, the group it requires, and its help.
+struct Flag {
+    long: &'static str,
+    env: &'static str,
+    group: &'static str,
+    requires: &'static str,
+    help: &'static str,
+}
+
+const KEY: &str = "signing_key";
+const CERT: &str = "signing_cert";
+
+/// In `serve --help`'s order; in each group, the newer name wins when both are given.
+const FLAGS: [Flag; 4] = [
+    Flag {
+        long: "request-signing-key",
+        env: "AGEGATE_REQUEST_SIGNING_KEY",
+        group: KEY,
+        requires: CERT,
+        help: "PEM file of the P-256 private key (PKCS#8 or SEC1) that signs wallet requests: \
+               the Digital Credentials API's and the signed request objects by reference (EUDI \
+               wallets, Multipaz, Google Wallet and Apple Wallet answer only signed requests); \
+               with --request-signing-cert",
+    },
+    Flag {
+        long: "request-signing-cert",
+        env: "AGEGATE_REQUEST_SIGNING_CERT",
+        group: CERT,
+        requires: KEY,
+        help: "PEM file of that key's certificate chain, leaf first (a self-signed root at its \
+               end is left out of requests); with --request-signing-key",
+    },
+    Flag {
+        long: "dc-api-signing-key",
+        env: "AGEGATE_DC_API_SIGNING_KEY",
+        group: KEY,
+        requires: CERT,
+        help: "The older name of --request-signing-key",
+    },
+    Flag {
+        long: "dc-api-signing-cert",
+        env: "AGEGATE_DC_API_SIGNING_CERT",
+        group: CERT,
+        requires: KEY,
+        help: "The older name of --request-signing-cert",
+    },
+];
+
+impl clap::Args for Identity {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let group = |name: &'static str| {
+            let members = FLAGS.iter().filter(|f| f.group == name).map(|f| f.long);
+            clap::ArgGroup::new(name).args(members).multiple(true)
+        };
+        let cmd = cmd.group(group(KEY)).group(group(CERT));
+        FLAGS.iter().fold(cmd, |cmd, f| {
+            cmd.arg(
+                clap::Arg::new(f.long)
+                    .long(f.long)
+                    .env(f.env)
+                    .value_name("PATH")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .action(clap::ArgAction::Set)
+                    .requires(f.requires)
+                    .help_heading(WALLETS)
+                    .help(f.help),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for Identity {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut identity = Identity::default();
+        identity.update_from_arg_matches(matches)?;
+        Ok(identity)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        // FLAGS lists the newer name of each group first: the first one given wins.
+        let first = |group: &str| {
+            FLAGS
+                .iter()
+                .filter(|f| f.group == group)
+                .find_map(|f| matches.get_one::<PathBuf>(f.long).cloned())
+        };
+        self.key = first(KEY).or(self.key.take());
+        self.cert = first(CERT).or(self.cert.take());
+        Ok(())
+    }
+}
+
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("signing_key")
-    .args(["request_signing_key", "dc_api_signing_key"]).multiple(true)))]
-#[command(group(clap::ArgGroup::new("signing_cert")
-    .args(["request_signing_cert", "dc_api_signing_cert"]).multiple(true)))]
 pub struct SigningArgs {
-    /// PEM file of the P-256 private key (PKCS#8 or SEC1) that signs wallet requests: the
-    /// Digital Credentials API's and the signed request objects by reference (EUDI
-    /// wallets, Multipaz, Google Wallet and Apple Wallet answer only signed requests); with
-    /// --request-signing-cert.
-    #[arg(
-        long,
-        env = "AGEGATE_REQUEST_SIGNING_KEY",
-        value_name = "PATH",
-        requires = "signing_cert",
-        help_heading = WALLETS
-    )]
-    request_signing_key: Option<PathBuf>,
-
-    /// PEM file of that key's certificate chain, leaf first (a self-signed root at its
-    /// end is left out of requests); with --request-signing-key.
-    #[arg(
-        long,
-        env = "AGEGATE_REQUEST_SIGNING_CERT",
-        value_name = "PATH",
-        requires = "signing_key",
-        help_heading = WALLETS
-    )]
-    request_signing_cert: Option<PathBuf>,
-
-    /// The older name of --request-signing-key.
-    #[arg(
-        long,
-        env = "AGEGATE_DC_API_SIGNING_KEY",
-        value_name = "PATH",
-        requires = "signing_cert",
-        help_heading = WALLETS
-    )]
-    dc_api_signing_key: Option<PathBuf>,
-
-    /// The older name of --request-signing-cert.
-    #[arg(
-        long,
-        env = "AGEGATE_DC_API_SIGNING_CERT",
-        value_name = "PATH",
-        requires = "signing_key",
-        help_heading = WALLETS
-    )]
-    dc_api_signing_cert: Option<PathBuf>,
+    #[command(flatten)]
+    identity: Identity,
 
     /// JSON file: an array of OpenID4VP verifier_info objects ({"format", "data",
     /// "credential_ids"?}), e.g. a registration certificate, put verbatim into every
@@ -90,15 +151,7 @@ pub struct SigningArgs {
 impl SigningArgs {
     /// The key and certificate files, under whichever names were given.
     pub fn identity(&self) -> Option<(&PathBuf, &PathBuf)> {
-        let key = self
-            .request_signing_key
-            .as_ref()
-            .or(self.dc_api_signing_key.as_ref())?;
-        let cert = self
-            .request_signing_cert
-            .as_ref()
-            .or(self.dc_api_signing_cert.as_ref())?;
-        Some((key, cert))
+        Some((self.identity.key.as_ref()?, self.identity.cert.as_ref()?))
     }
 
     pub fn verifier_info(&self) -> Option<&PathBuf> {

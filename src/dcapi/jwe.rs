@@ -176,10 +176,7 @@ pub fn encrypt(
     recipient: &PublicKey,
     kid: Option<&str>,
 ) -> Result<String, JweError> {
-    let ephemeral = NonZeroScalar::random(&mut *rng);
-    let mut iv = [0u8; IV_LEN];
-    rng.fill_bytes(&mut iv);
-    encrypt_with(&ephemeral, &iv, plaintext, recipient, kid, None)
+    encrypt_enc(rng, Enc::A128Gcm, plaintext, recipient, kid)
 }
 
 /// [`encrypt`] with `enc` chosen (a wallet answering a request that offered it).
@@ -197,6 +194,7 @@ pub fn encrypt_enc(
 }
 
 /// [`encrypt`] with the ephemeral scalar, IV and optional (apu, apv) given.
+#[cfg(test)]
 pub(crate) fn encrypt_with(
     ephemeral: &NonZeroScalar,
     iv: &[u8; IV_LEN],
