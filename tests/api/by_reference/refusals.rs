@@ -4,6 +4,65 @@
 use super::*;
 use crate::helpers::assert_error;
 
+/// What a wallet posts to the response URI in place of the valid answer.
+enum Wrong {
+    /// The valid answer's `state` and `vp_token` as plain form fields.
+    Unencrypted,
+    /// The valid answer encrypted by jwcrypto with this `alg` (see `encrypt.py`) and `enc`.
+    Jwe(&'static str, &'static str),
+    /// The valid answer's JWE with its epk moved off the curve (x kept, y + 1): the
+    /// invalid-curve attack, which a verifier that skips the point check would multiply
+    /// by its key.
+    EpkOffCurve,
+    /// A JWE of an answer whose device signature is over a transcript without the
+    /// key's thumbprint.
+    NoThumbprint,
+}
+
+impl Wrong {
+    fn fields(&self, c: &RefCase, r: &Resolved) -> Vec<(&'static str, String)> {
+        let valid = || valid_plaintext(&c.issuer, r);
+        match self {
+            Wrong::Unencrypted => {
+                let plaintext: Value = serde_json::from_str(&valid()).unwrap();
+                vec![
+                    ("state", r.text("state")),
+                    ("vp_token", plaintext["vp_token"].to_string()),
+                ]
+            }
+            Wrong::Jwe(alg, enc) => vec![("response", encrypt(r.jwk(), alg, enc, &valid()))],
+            Wrong::EpkOffCurve => {
+                let jwe = encrypt(r.jwk(), "ECDH-ES", "A128GCM", &valid());
+                vec![("response", with_epk_off_curve(&jwe))]
+            }
+            Wrong::NoThumbprint => {
+                let claim = "age_over_18";
+                let without = transcript(r, None);
+                let p = plaintext(&c.issuer, r, without, &Presentation::for_claim(claim, T0));
+                vec![("response", encrypt(r.jwk(), "ECDH-ES", "A128GCM", &p))]
+            }
+        }
+    }
+}
+
+/// `jwe` with its header's `epk.y` changed in the last bit.
+fn with_epk_off_curve(jwe: &str) -> String {
+    let parts: Vec<&str> = jwe.split('.').collect();
+    let mut header: Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[0]).unwrap()).unwrap();
+    let mut y = URL_SAFE_NO_PAD
+        .decode(header["epk"]["y"].as_str().unwrap())
+        .unwrap();
+    let last = y.len() - 1;
+    y[last] ^= 1;
+    header["epk"]["y"] = json!(URL_SAFE_NO_PAD.encode(&y));
+    format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(header.to_string()),
+        parts[1..].join(".")
+    )
+}
+
 /// A case whose request the library has resolved.
 async fn resolved_case() -> (RefCase, Resolved) {
     let c = RefCase::new().await;
@@ -11,15 +70,6 @@ async fn resolved_case() -> (RefCase, Resolved) {
         .await
         .expect("resolves");
     (c, resolved)
-}
-
-/// Posts `response` and expects 400 `code` with `says` in the message; still pending.
-async fn refused(c: &RefCase, r: &Resolved, fields: &[(&str, &str)], code: u32, says: &str) {
-    let resp = c.post_answer(&r.text("response_uri"), fields).await;
-    let body = assert_error(resp, 400, code).await;
-    let message = body["message"].as_str().unwrap();
-    assert!(message.contains(says), "{message} should say {says}");
-    assert_eq!(c.status().await, "pending");
 }
 
 fn request_uri(link: &str) -> String {
@@ -31,122 +81,75 @@ fn request_uri(link: &str) -> String {
         .into_owned()
 }
 
-#[tokio::test]
-async fn an_unencrypted_answer_to_a_request_by_reference_is_refused() {
+/// Resolves a fresh case's request, posts the `wrong` answer, and expects exactly
+/// `{"error": code, "message": message}` with `status`; the invite stays pending.
+async fn refused(wrong: Wrong, status: u16, code: u32, message: &str) {
     let (c, r) = resolved_case().await;
-    let plaintext: Value = serde_json::from_str(&valid_plaintext(&c.issuer, &r)).unwrap();
-    let state = r.text("state");
-    let vp_token = plaintext["vp_token"].to_string();
-    refused(
-        &c,
-        &r,
-        &[("state", &state), ("vp_token", &vp_token)],
-        40022,
-        "not encrypted",
-    )
-    .await;
+    let fields = wrong.fields(&c, &r);
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let resp = c.post_answer(&r.text("response_uri"), &fields).await;
+    let body = assert_error(resp, status, code).await;
+    assert_eq!(body["message"], message, "{body}");
+    assert_eq!(c.status().await, "pending");
 }
 
-#[tokio::test]
-async fn a_jwe_to_another_key_is_refused() {
-    let (c, r) = resolved_case().await;
-    let jwe = encrypt(
-        r.jwk(),
-        "other-key",
-        "A128GCM",
-        &valid_plaintext(&c.issuer, &r),
-    );
-    refused(
-        &c,
-        &r,
-        &[("response", &jwe)],
-        40022,
-        "does not decrypt with this request's key",
-    )
-    .await;
+/// Posts `metadata` as `wallet_metadata` to a fresh case's request URI (each one in turn)
+/// and expects `status` and exactly `body`.
+async fn metadata_refused(metadata: &[&str], status: u16, body: Value) {
+    let c = RefCase::new().await;
+    let uri = request_uri(&c.link());
+    for sent in metadata {
+        let resp = c
+            .app
+            .client
+            .post(&uri)
+            .form(&[("wallet_metadata", sent)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), status, "{sent:.60}");
+        assert_eq!(resp.headers()["content-type"], "application/json");
+        assert_eq!(resp.json::<Value>().await.unwrap(), body, "{sent:.60}");
+    }
 }
 
-#[tokio::test]
-async fn a_jwe_with_alg_dir_is_refused() {
-    let (c, r) = resolved_case().await;
-    let jwe = encrypt(r.jwk(), "dir", "A128GCM", &valid_plaintext(&c.issuer, &r));
-    refused(&c, &r, &[("response", &jwe)], 40022, "alg is not ECDH-ES").await;
+/// One test a refusal, named as its rule: `rule: the check;`.
+macro_rules! refusals {
+    ($($rule:ident: $check:expr;)*) => {
+        $(
+            #[tokio::test]
+            async fn $rule() {
+                $check.await;
+            }
+        )*
+    };
 }
 
-#[tokio::test]
-async fn a_jwe_with_alg_rsa_oaep_is_refused() {
-    let (c, r) = resolved_case().await;
-    let jwe = encrypt(
-        r.jwk(),
-        "RSA-OAEP",
-        "A128GCM",
-        &valid_plaintext(&c.issuer, &r),
-    );
-    refused(&c, &r, &[("response", &jwe)], 40022, "alg is not ECDH-ES").await;
-}
-
-#[tokio::test]
-async fn a_jwe_with_enc_a128cbc_hs256_is_refused() {
-    let (c, r) = resolved_case().await;
-    let jwe = encrypt(
-        r.jwk(),
-        "ECDH-ES",
-        "A128CBC-HS256",
-        &valid_plaintext(&c.issuer, &r),
-    );
-    refused(
-        &c,
-        &r,
-        &[("response", &jwe)],
-        40022,
-        "enc is not one the request offered",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn an_ephemeral_key_not_on_p256_is_refused_before_any_key_agreement() {
-    let (c, r) = resolved_case().await;
-    let jwe = encrypt(
-        r.jwk(),
-        "ECDH-ES",
-        "A128GCM",
-        &valid_plaintext(&c.issuer, &r),
-    );
-    // The invalid-curve attack: the same JWE with its epk moved off the curve (x kept,
-    // y + 1), which a verifier that skips the point check would multiply by its key.
-    let parts: Vec<&str> = jwe.split('.').collect();
-    let mut header: Value =
-        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[0]).unwrap()).unwrap();
-    let mut y = URL_SAFE_NO_PAD
-        .decode(header["epk"]["y"].as_str().unwrap())
-        .unwrap();
-    let last = y.len() - 1;
-    y[last] ^= 1;
-    header["epk"]["y"] = json!(URL_SAFE_NO_PAD.encode(&y));
-    let forged = format!(
-        "{}.{}",
-        URL_SAFE_NO_PAD.encode(header.to_string()),
-        parts[1..].join(".")
-    );
-    refused(
-        &c,
-        &r,
-        &[("response", &forged)],
-        40022,
-        "epk is not a point on P-256",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn a_transcript_without_the_key_thumbprint_is_refused() {
-    let (c, r) = resolved_case().await;
-    let claim = "age_over_18";
-    let without = transcript(&r, None);
-    let plaintext = plaintext(&c.issuer, &r, without, &Presentation::for_claim(claim, T0));
-    let jwe = encrypt(r.jwk(), "ECDH-ES", "A128GCM", &plaintext);
-    refused(&c, &r, &[("response", &jwe)], 40010, "device signature").await;
+refusals! {
+    an_unencrypted_answer_to_a_request_by_reference_is_refused: refused(Wrong::Unencrypted,
+        400, 40022, "presentation refused: the response is not encrypted (a request by reference is answered with direct_post.jwt: a JWE)");
+    a_jwe_to_another_key_is_refused: refused(Wrong::Jwe("other-key", "A128GCM"),
+        400, 40022, "presentation refused: JWE does not decrypt with this request's key (authentication tag mismatch)");
+    a_jwe_with_alg_dir_is_refused: refused(Wrong::Jwe("dir", "A128GCM"),
+        400, 40022, "presentation refused: JWE alg is not ECDH-ES");
+    a_jwe_with_alg_rsa_oaep_is_refused: refused(Wrong::Jwe("RSA-OAEP", "A128GCM"),
+        400, 40022, "presentation refused: JWE alg is not ECDH-ES");
+    a_jwe_with_enc_a128cbc_hs256_is_refused: refused(Wrong::Jwe("ECDH-ES", "A128CBC-HS256"),
+        400, 40022, "presentation refused: JWE enc is not one the request offered");
+    an_ephemeral_key_not_on_p256_is_refused_before_any_key_agreement: refused(Wrong::EpkOffCurve,
+        400, 40022, "presentation refused: JWE epk is not a point on P-256");
+    a_transcript_without_the_key_thumbprint_is_refused: refused(Wrong::NoThumbprint,
+        400, 40010, "presentation refused: device signature does not match this request");
+    wallet_metadata_that_is_not_a_json_object_is_an_invalid_request: metadata_refused(
+        &["[\"mso_mdoc\"]", "not json", "42"],
+        400, json!({"error": "invalid_request", "error_description": "wallet_metadata is not a JSON object"}));
+    wallet_metadata_with_no_encryption_in_common_is_an_invalid_request: metadata_refused(
+        &[&json!({"authorization_encryption_enc_values_supported": ["A128CBC-HS256"]}).to_string()],
+        400, json!({"error": "invalid_request", "error_description":
+            "the wallet supports none of the response encryption methods offered (A128GCM, A256GCM)"}));
+    wallet_metadata_over_64_kib_is_too_large: metadata_refused(
+        &[&json!({"padding": "x".repeat(64 * 1024)}).to_string()],
+        413, json!({"error": 41301, "message": "request body is larger than 65536 bytes"}));
 }
 
 #[tokio::test]
@@ -216,63 +219,6 @@ async fn an_unknown_request_id_is_not_found_and_so_is_a_request_no_longer_live()
             .status(),
         404
     );
-}
-
-#[tokio::test]
-async fn wallet_metadata_that_is_not_a_json_object_is_an_invalid_request() {
-    let c = RefCase::new().await;
-    let uri = request_uri(&c.link());
-    for bad in ["[\"mso_mdoc\"]", "not json", "42"] {
-        let resp = c
-            .app
-            .client
-            .post(&uri)
-            .form(&[("wallet_metadata", bad)])
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), 400, "{bad}");
-        let body: Value = resp.json().await.unwrap();
-        assert_eq!(body["error"], "invalid_request", "{body}");
-        assert!(body["error_description"]
-            .as_str()
-            .unwrap()
-            .contains("not a JSON object"));
-    }
-}
-
-#[tokio::test]
-async fn wallet_metadata_with_no_encryption_in_common_is_an_invalid_request() {
-    let c = RefCase::new().await;
-    let uri = request_uri(&c.link());
-    let metadata = json!({"authorization_encryption_enc_values_supported": ["A128CBC-HS256"]});
-    let resp = c
-        .app
-        .client
-        .post(&uri)
-        .form(&[("wallet_metadata", metadata.to_string())])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 400);
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(body["error"], "invalid_request", "{body}");
-}
-
-#[tokio::test]
-async fn wallet_metadata_over_64_kib_is_too_large() {
-    let c = RefCase::new().await;
-    let uri = request_uri(&c.link());
-    let big = json!({"padding": "x".repeat(64 * 1024)}).to_string();
-    let resp = c
-        .app
-        .client
-        .post(&uri)
-        .form(&[("wallet_metadata", big)])
-        .send()
-        .await
-        .unwrap();
-    assert_error(resp, 413, 41301).await;
 }
 
 #[tokio::test]
