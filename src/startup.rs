@@ -107,9 +107,10 @@ impl Application {
             clock.clone(),
             Box::new(move |result| counted.status_list_fetch(result)),
         );
+        let services = crate::app::Services::new(store.clone(), clock.clone(), deliveries.clone());
         let admin = admin_listener.map(|listener| {
             let router = http::console::router(http::console::ConsoleParts {
-                store: store.clone(),
+                services: services.clone(),
                 clock: clock.clone(),
                 public_url: public_url.clone(),
                 deliveries: deliveries.clone(),
@@ -119,7 +120,7 @@ impl Application {
         });
         let router = http::router(AppParts {
             metrics: metrics.clone(),
-            store: store.clone(),
+            services,
             clock: clock.clone(),
             public_url: public_url.clone(),
             verifier_token: settings.verifier_token.clone(),

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::Services;
 use crate::clock::Clock;
 use crate::domain::console::{ConsolePassword, ConsoleUsername, PasswordHashError};
 use crate::store::{ConsoleStore, NewConsoleUser, StoreError};
@@ -66,4 +67,25 @@ pub async fn delete_user(
         return Err(AccountError::NoSuchUser(name.clone()));
     }
     Ok(())
+}
+
+/// The console's accounts, as the command line reaches them.
+pub struct Accounts<'a>(&'a Services);
+
+impl Services {
+    pub fn accounts(&self) -> Accounts<'_> {
+        Accounts(self)
+    }
+}
+
+impl Accounts<'_> {
+    /// [`create_user`].
+    pub async fn create(&self, name: ConsoleUsername) -> Result<CreatedUser, AccountError> {
+        create_user(self.0.store.as_ref(), self.0.clock.as_ref(), name).await
+    }
+
+    /// [`delete_user`].
+    pub async fn delete(&self, name: &ConsoleUsername) -> Result<(), AccountError> {
+        delete_user(self.0.store.as_ref(), name).await
+    }
 }

@@ -5,14 +5,16 @@
 
 use tokio::sync::Notify;
 
+use super::Services;
 use crate::clock::{Clock, UnixTime};
 use crate::domain::webhook::EventId;
+use crate::domain::ListQuery;
 use crate::domain::{invite, CustomId, IdempotentRequest, InviteId, SiteId, VerifyMethod};
 use crate::metrics::Metrics;
 use crate::receipt::Evidence;
 use crate::store::{
-    CancelOutcome, ConsoleStore, CreateOutcome, InviteRecord, InviteStore, NewInvite, Outbox,
-    PresentationStore, StoreError, VerifyOutcome,
+    CancelOutcome, ConsoleStore, CreateOutcome, EventRecord, InviteDetail, InvitePage,
+    InviteRecord, InviteStore, NewInvite, Outbox, ReceiptLookup, StoreError, VerifyOutcome,
 };
 
 /// Why an invite operation did not happen.
@@ -86,8 +88,8 @@ pub enum Marked {
 
 /// What an invite is verified by when no wallet answered: the verification provider's
 /// report, or a sandbox site's control.
-pub struct Marking<'a, S: ?Sized> {
-    pub store: &'a S,
+pub struct Marking<'a> {
+    pub services: &'a Services,
     pub clock: &'a dyn Clock,
     pub metrics: &'a Metrics,
     pub deliveries: &'a Notify,
@@ -95,7 +97,7 @@ pub struct Marking<'a, S: ?Sized> {
     pub public_url: &'a str,
 }
 
-impl<S: InviteStore + PresentationStore + ?Sized> Marking<'_, S> {
+impl Marking<'_> {
     /// Marks invite `id` verified by `method` (the provider or the sandbox control): the
     /// state change, its `invite.verified` event and its receipt in one transaction, the
     /// receipt naming the age the site asks for now (what the provider checked).
@@ -104,8 +106,8 @@ impl<S: InviteStore + PresentationStore + ?Sized> Marking<'_, S> {
         id: &InviteId,
         method: VerifyMethod,
     ) -> Result<Marked, InviteError> {
-        let gateway = self
-            .store
+        let store = &self.services.store;
+        let gateway = store
             .gateway_invite(id)
             .await?
             .ok_or(InviteError::NoSuchInvite)?;
@@ -114,8 +116,7 @@ impl<S: InviteStore + PresentationStore + ?Sized> Marking<'_, S> {
             min_age: gateway.min_age.get(),
             presented: None,
         };
-        match self
-            .store
+        match store
             .verify_invite(id, method, evidence, self.clock.now())
             .await?
         {
@@ -219,4 +220,121 @@ where
         return Err(InviteError::NoSuchEvent(event.clone()));
     }
     redeliver(store, clock, Some(deliveries), event).await
+}
+
+/// An invite's life and its reads as the edges reach them. Every call names the site the
+/// edge vouched for (the API's credentials, the console's path), and every read is of
+/// that site's invites only: a site never sees another's.
+pub struct Invites<'a>(&'a Services);
+
+impl Services {
+    pub fn invites(&self) -> Invites<'_> {
+        Invites(self)
+    }
+}
+
+/// The console's view of one invite: the times of its changes, its webhook events with
+/// their attempts, and its receipt if it has one.
+pub struct Detail {
+    pub detail: InviteDetail,
+    pub events: Vec<EventRecord>,
+    pub receipt: Option<String>,
+}
+
+impl Invites<'_> {
+    /// [`create_invite`].
+    pub async fn create(
+        &self,
+        site: SiteId,
+        custom_id: Option<CustomId>,
+        key: Option<IdempotentRequest>,
+    ) -> Result<Created, InviteError> {
+        create_invite(
+            self.0.store.as_ref(),
+            self.0.clock.as_ref(),
+            site,
+            custom_id,
+            key,
+        )
+        .await
+    }
+
+    /// One page of the site's invites, newest first, as `query` asks at `now`.
+    pub async fn list(
+        &self,
+        site: SiteId,
+        query: &ListQuery,
+        now: UnixTime,
+    ) -> Result<InvitePage, StoreError> {
+        self.0.store.list_invites(site, query, now).await
+    }
+
+    /// The site's invite with its events and receipt; `None` when the site has no such
+    /// invite.
+    pub async fn detail(&self, site: SiteId, id: &InviteId) -> Result<Option<Detail>, StoreError> {
+        let store = &self.0.store;
+        let Some(detail) = store.invite_detail(site, id).await? else {
+            return Ok(None);
+        };
+        let events = store.invite_events(site, id).await?;
+        let receipt = match store.receipt(site, id).await? {
+            ReceiptLookup::Found(jws) => Some(jws),
+            _ => None,
+        };
+        Ok(Some(Detail {
+            detail,
+            events,
+            receipt,
+        }))
+    }
+
+    /// [`cancel_invite`].
+    pub async fn cancel(&self, site: SiteId, id: &InviteId) -> Result<Cancelled, InviteError> {
+        let services = self.0;
+        cancel_invite(
+            services.store.as_ref(),
+            services.clock.as_ref(),
+            &services.deliveries,
+            site,
+            id,
+        )
+        .await
+    }
+
+    /// [`erase_invite`].
+    pub async fn erase(&self, site: SiteId, id: &InviteId) -> Result<(), InviteError> {
+        erase_invite(self.0.store.as_ref(), site, id).await
+    }
+
+    /// [`redeliver`], any site's event (the operator's command line).
+    pub async fn redeliver(&self, event: &EventId) -> Result<(), InviteError> {
+        let services = self.0;
+        let deliveries = Some(services.deliveries.as_ref());
+        redeliver(
+            services.store.as_ref(),
+            services.clock.as_ref(),
+            deliveries,
+            event,
+        )
+        .await
+    }
+
+    /// [`redeliver_invite_event`].
+    pub async fn redeliver_event(
+        &self,
+        site: SiteId,
+        invite: &InviteId,
+        event: &EventId,
+    ) -> Result<(), InviteError> {
+        let services = self.0;
+        redeliver_invite_event(
+            services.store.as_ref(),
+            services.clock.as_ref(),
+            &services.deliveries,
+            site,
+            invite,
+            event,
+        )
+        .await
+    }
 }

@@ -4,6 +4,7 @@
 //! counted per typed name and client address in the database, where every node sees
 //! them. The console's HTTP edge keeps the cookie, the CSRF check and the pages.
 
+use super::Services;
 use crate::clock::Clock;
 use crate::domain::console::{ConsoleUsername, PasswordHash, SessionId, SESSION_LIFETIME_SECS};
 use crate::store::{ConsoleStore, NewSession, StoreError};
@@ -100,4 +101,43 @@ pub async fn operator(
 /// Ends session `id` in the database, for every node.
 pub async fn sign_out(store: &dyn ConsoleStore, id: &SessionId) -> Result<(), StoreError> {
     store.end_session(&id.digest()).await
+}
+
+/// Console sign-in, as the console reaches it.
+pub struct Sessions<'a>(&'a Services);
+
+impl Services {
+    pub fn sessions(&self) -> Sessions<'_> {
+        Sessions(self)
+    }
+}
+
+impl Sessions<'_> {
+    /// [`sign_in`].
+    pub async fn sign_in(
+        &self,
+        typed: &str,
+        password: String,
+        address: &str,
+    ) -> Result<Started, SignInError> {
+        let services = self.0;
+        sign_in(
+            services.store.as_ref(),
+            services.clock.as_ref(),
+            typed,
+            password,
+            address,
+        )
+        .await
+    }
+
+    /// [`operator`].
+    pub async fn operator(&self, id: &SessionId) -> Result<Option<ConsoleUsername>, StoreError> {
+        operator(self.0.store.as_ref(), self.0.clock.as_ref(), id).await
+    }
+
+    /// [`sign_out`].
+    pub async fn sign_out(&self, id: &SessionId) -> Result<(), StoreError> {
+        sign_out(self.0.store.as_ref(), id).await
+    }
 }

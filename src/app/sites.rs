@@ -2,12 +2,16 @@
 
 use serde::Serialize;
 
+use super::keys::{self, CreatedKey, Revoked, RotatedSecret};
+use super::Services;
 use crate::clock::Clock;
 use crate::domain::{
     Accept, MinAge, Password, SiteId, SiteName, SiteUrl, Username, WebhookFormat, WebhookSecret,
     ZkPolicy,
 };
-use crate::store::{AdminStore, NewCredential, NewSite, SiteRecord, SiteUpdate, StoreError};
+use crate::store::{
+    AdminStore, EventRecord, NewCredential, NewSite, SiteRecord, SiteUpdate, StoreError,
+};
 
 /// Why a site or key operation did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -152,4 +156,66 @@ pub async fn delete_site(store: &dyn AdminStore, id: SiteId) -> Result<usize, Si
         .delete_site(id)
         .await?
         .ok_or(SiteError::NoSuchSite(id))
+}
+
+/// Sites, their keys and their webhook secrets as the operator's edges (the console and
+/// the command line) reach them.
+pub struct Sites<'a>(&'a Services);
+
+impl Services {
+    pub fn sites(&self) -> Sites<'_> {
+        Sites(self)
+    }
+}
+
+impl Sites<'_> {
+    /// Every site.
+    pub async fn list(&self) -> Result<Vec<SiteRecord>, StoreError> {
+        self.0.store.sites().await
+    }
+
+    /// [`site`].
+    pub async fn get(&self, id: SiteId) -> Result<SiteRecord, SiteError> {
+        site(self.0.store.as_ref(), id).await
+    }
+
+    /// [`create_site`].
+    pub async fn create(&self, settings: SiteSettings) -> Result<CreatedSite, SiteError> {
+        create_site(self.0.store.as_ref(), self.0.clock.as_ref(), settings).await
+    }
+
+    /// [`update_site`].
+    pub async fn update(&self, id: SiteId, update: SiteUpdate) -> Result<(), SiteError> {
+        update_site(self.0.store.as_ref(), id, update).await
+    }
+
+    /// [`delete_site`].
+    pub async fn delete(&self, id: SiteId) -> Result<usize, SiteError> {
+        delete_site(self.0.store.as_ref(), id).await
+    }
+
+    /// [`keys::issue_key`].
+    pub async fn issue_key(&self, id: SiteId) -> Result<CreatedKey, SiteError> {
+        keys::issue_key(self.0.store.as_ref(), self.0.clock.as_ref(), id).await
+    }
+
+    /// [`keys::revoke_key`].
+    pub async fn revoke_key(&self, id: SiteId, username: &str) -> Result<Revoked, SiteError> {
+        keys::revoke_key(self.0.store.as_ref(), self.0.clock.as_ref(), id, username).await
+    }
+
+    /// [`keys::rotate_webhook_secret`].
+    pub async fn rotate_webhook_secret(&self, id: SiteId) -> Result<RotatedSecret, SiteError> {
+        keys::rotate_webhook_secret(self.0.store.as_ref(), self.0.clock.as_ref(), id).await
+    }
+
+    /// The site's latest `limit` webhook events with their attempts, newest first.
+    pub async fn deliveries(
+        &self,
+        id: SiteId,
+        limit: usize,
+    ) -> Result<Vec<EventRecord>, SiteError> {
+        self.get(id).await?;
+        Ok(self.0.store.deliveries(id, limit).await?)
+    }
 }

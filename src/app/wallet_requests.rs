@@ -12,7 +12,7 @@ use crate::dcapi::RequestSigner;
 use crate::domain::invite::gateway_url;
 use crate::domain::presentation;
 use crate::domain::{InviteId, KindSet, PresentationRequest, Status};
-use crate::store::{GatewayInvite, PresentationStore, StoreError};
+use crate::store::{GatewayInvite, StoreError};
 use crate::trust::TrustHandle;
 
 /// Why a request object is not handed out.
@@ -40,7 +40,7 @@ pub struct Opened {
 
 /// The service, borrowing what a server holds.
 pub struct WalletRequests<'a> {
-    pub store: &'a dyn PresentationStore,
+    pub services: &'a super::Services,
     pub clock: &'a dyn Clock,
     pub trust: &'a TrustHandle,
     pub zk: Option<&'a crate::zk::Zk>,
@@ -61,12 +61,12 @@ impl WalletRequests<'_> {
         }
         let id = &gateway.invite.id;
         let now = self.clock.now();
-        let request = match self.store.live_request(id, now).await? {
+        let request = match self.services.store.live_request(id, now).await? {
             Some(live) if live.dc_api.is_some() => live,
             _ => {
                 let zk = self.zk.and_then(|zk| zk.offer(gateway.zk));
                 let fresh = PresentationRequest::new(gateway.min_age, now).with_zk(zk);
-                self.store.open_request(id, fresh).await?
+                self.services.store.open_request(id, fresh).await?
             }
         };
         Ok(Some(Opened { request, kinds }))
@@ -101,6 +101,7 @@ impl WalletRequests<'_> {
         negotiated: Result<Negotiated, MetadataError>,
     ) -> Result<String, FetchError> {
         let gateway = self
+            .services
             .store
             .gateway_invite(id)
             .await?
@@ -115,6 +116,7 @@ impl WalletRequests<'_> {
             return Err(FetchError::NoSuchRequest);
         }
         let request = self
+            .services
             .store
             .live_request(id, now)
             .await?

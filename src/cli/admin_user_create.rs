@@ -1,9 +1,5 @@
-use std::sync::Arc;
-
-use crate::app::accounts::create_user;
-use crate::clock::SystemClock;
+use crate::app::Services;
 use crate::domain::console::ConsoleUsername;
-use crate::store::ConsoleStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -15,8 +11,8 @@ pub struct Args {
     json: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn ConsoleStore>) -> anyhow::Result<()> {
-    let user = create_user(store.as_ref(), &SystemClock, args.name).await?;
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
+    let user = services.accounts().create(args.name).await?;
     if args.json {
         println!("{}", serde_json::to_string(&user)?);
     } else {

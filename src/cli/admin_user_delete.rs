@@ -1,8 +1,5 @@
-use std::sync::Arc;
-
-use crate::app::accounts::delete_user;
+use crate::app::Services;
 use crate::domain::console::ConsoleUsername;
-use crate::store::ConsoleStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -11,8 +8,8 @@ pub struct Args {
     name: ConsoleUsername,
 }
 
-pub async fn run(args: Args, store: Arc<dyn ConsoleStore>) -> anyhow::Result<()> {
-    delete_user(store.as_ref(), &args.name).await?;
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
+    services.accounts().delete(&args.name).await?;
     println!(
         "Deleted console user {}; its sessions have ended.",
         args.name

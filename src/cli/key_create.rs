@@ -1,9 +1,5 @@
-use std::sync::Arc;
-
-use crate::app::keys::issue_key;
-use crate::clock::SystemClock;
+use crate::app::Services;
 use crate::domain::SiteId;
-use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -14,8 +10,8 @@ pub struct Args {
     json: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
-    let key = issue_key(store.as_ref(), &SystemClock, args.site_id).await?;
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
+    let key = services.sites().issue_key(args.site_id).await?;
     if args.json {
         println!("{}", serde_json::to_string(&key)?);
     } else {

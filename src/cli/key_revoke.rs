@@ -1,9 +1,6 @@
-use std::sync::Arc;
-
-use crate::app::keys::{revoke_key, Revoked};
-use crate::clock::SystemClock;
+use crate::app::keys::Revoked;
+use crate::app::Services;
 use crate::domain::SiteId;
-use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -13,8 +10,12 @@ pub struct Args {
     username: String,
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
-    match revoke_key(store.as_ref(), &SystemClock, args.site_id, &args.username).await? {
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
+    match services
+        .sites()
+        .revoke_key(args.site_id, &args.username)
+        .await?
+    {
         Revoked::Now => println!(
             "Revoked {}; running servers refuse it within 5 seconds.",
             args.username

@@ -24,9 +24,11 @@ mod webhook_secret_rotate;
 
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
+use tokio::sync::Notify;
 
+use crate::app::Services;
 use crate::config::DEFAULT_DATABASE_URL;
-use crate::store::{self, DatabaseUrl, Store};
+use crate::store::{self, DatabaseUrl};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -181,21 +183,21 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve::run(*args, &cli.database_url).await,
         Command::Site { command } => {
-            let store = open(&cli.database_url).await?;
+            let services = open(&cli.database_url).await?;
             match command {
-                SiteCommand::Create(args) => site_create::run(args, store).await,
-                SiteCommand::List(args) => site_list::run(args, store).await,
-                SiteCommand::Show(args) => site_show::run(args, store).await,
-                SiteCommand::Update(args) => site_update::run(args, store).await,
-                SiteCommand::Delete(args) => site_delete::run(args, store).await,
-                SiteCommand::Deliveries(args) => site_deliveries::run(args, store).await,
+                SiteCommand::Create(args) => site_create::run(args, services).await,
+                SiteCommand::List(args) => site_list::run(args, services).await,
+                SiteCommand::Show(args) => site_show::run(args, services).await,
+                SiteCommand::Update(args) => site_update::run(args, services).await,
+                SiteCommand::Delete(args) => site_delete::run(args, services).await,
+                SiteCommand::Deliveries(args) => site_deliveries::run(args, services).await,
                 SiteCommand::Key { command } => match command {
-                    KeyCommand::Create(args) => key_create::run(args, store).await,
-                    KeyCommand::Revoke(args) => key_revoke::run(args, store).await,
+                    KeyCommand::Create(args) => key_create::run(args, services).await,
+                    KeyCommand::Revoke(args) => key_revoke::run(args, services).await,
                 },
                 SiteCommand::WebhookSecret { command } => match command {
                     WebhookSecretCommand::Rotate(args) => {
-                        webhook_secret_rotate::run(args, store).await
+                        webhook_secret_rotate::run(args, services).await
                     }
                 },
             }
@@ -211,27 +213,31 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         } => trust_show::run(args, &cli.database_url).await,
         Command::Statement(args) => statement::run(args, open(&cli.database_url).await?).await,
         Command::Webhook { command } => {
-            let store = open(&cli.database_url).await?;
+            let services = open(&cli.database_url).await?;
             match command {
-                WebhookCommand::Redeliver(args) => webhook_redeliver::run(args, store).await,
+                WebhookCommand::Redeliver(args) => webhook_redeliver::run(args, services).await,
             }
         }
         Command::Admin {
             command: AdminCommand::User { command },
         } => {
-            let store = open(&cli.database_url).await?;
+            let services = open(&cli.database_url).await?;
             match command {
-                AdminUserCommand::Create(args) => admin_user_create::run(args, store).await,
-                AdminUserCommand::Delete(args) => admin_user_delete::run(args, store).await,
+                AdminUserCommand::Create(args) => admin_user_create::run(args, services).await,
+                AdminUserCommand::Delete(args) => admin_user_delete::run(args, services).await,
             }
         }
     }
 }
 
-async fn open(database_url: &DatabaseUrl) -> anyhow::Result<Arc<dyn Store>> {
-    store::open(database_url)
+/// The application's services over the database a command names. A command has no
+/// webhook worker to wake: a running server's finds a requeued event itself.
+async fn open(database_url: &DatabaseUrl) -> anyhow::Result<Services> {
+    let store = store::open(database_url)
         .await
-        .map_err(|e| anyhow::anyhow!("cannot open database {database_url}: {e}"))
+        .map_err(|e| anyhow::anyhow!("cannot open database {database_url}: {e}"))?;
+    let clock = Arc::new(crate::clock::SystemClock);
+    Ok(Services::new(store, clock, Arc::new(Notify::new())))
 }
 
 /// Prints one JSON value on stdout.

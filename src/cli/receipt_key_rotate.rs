@@ -1,9 +1,6 @@
 use serde::Serialize;
-use std::sync::Arc;
 
-use crate::app::keys::rotate_receipt_key;
-use crate::clock::SystemClock;
-use crate::store::ReceiptStore;
+use crate::app::Services;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -17,9 +14,9 @@ struct Rotated {
     kid: String,
 }
 
-pub async fn run(args: Args, store: Arc<dyn ReceiptStore>) -> anyhow::Result<()> {
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
     let rotated = Rotated {
-        kid: rotate_receipt_key(store.as_ref(), &SystemClock).await?,
+        kid: services.receipts().rotate_key().await?,
     };
     if args.json {
         println!("{}", serde_json::to_string(&rotated)?);

@@ -1,9 +1,6 @@
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::receipt::VerifyingKeys;
-use crate::store::readable_receipt_keys;
-use crate::store::ReceiptStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -25,8 +22,8 @@ pub async fn run(args: Args, database_url: &crate::store::DatabaseUrl) -> anyhow
         Some(source) => VerifyingKeys::from_jwks(&jwks(source).await?)
             .map_err(|e| anyhow::anyhow!("{source}: {e}"))?,
         None => {
-            let store: Arc<dyn ReceiptStore> = super::open(database_url).await?;
-            VerifyingKeys::of(&readable_receipt_keys(&store.receipt_keys().await?))
+            let services = super::open(database_url).await?;
+            VerifyingKeys::of(&services.receipts().keys().await?)
         }
     };
     let payload = keys

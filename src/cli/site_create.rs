@@ -1,9 +1,6 @@
-use std::sync::Arc;
-
-use crate::app::sites::{create_site, SiteSettings};
-use crate::clock::SystemClock;
+use crate::app::sites::SiteSettings;
+use crate::app::Services;
 use crate::domain::{Accept, MinAge, SiteName, SiteUrl, WebhookFormat, ZkPolicy};
-use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -39,12 +36,11 @@ pub struct Args {
     json: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
     let name = args.name.as_str().to_owned();
-    let created = create_site(
-        store.as_ref(),
-        &SystemClock,
-        SiteSettings {
+    let created = services
+        .sites()
+        .create(SiteSettings {
             name: args.name,
             redirect_url: args.redirect_url,
             webhook_url: args.webhook_url,
@@ -53,9 +49,8 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
             webhook_format: args.webhook_format,
             accept: args.accept,
             zk: args.zk,
-        },
-    )
-    .await?;
+        })
+        .await?;
     if args.json {
         println!("{}", serde_json::to_string(&created)?);
     } else {

@@ -1,8 +1,5 @@
-use std::sync::Arc;
-
-use crate::app::sites::delete_site;
+use crate::app::Services;
 use crate::domain::SiteId;
-use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -15,14 +12,14 @@ pub struct Args {
     yes: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
     if !args.yes {
         anyhow::bail!(
             "not deleting site {}: this erases it with all its credentials, invites and events; add --yes to do so",
             args.site_id
         );
     }
-    let invites = delete_site(store.as_ref(), args.site_id).await?;
+    let invites = services.sites().delete(args.site_id).await?;
     println!(
         "Deleted site {} with its credentials, webhook secrets and {invites} invite(s).",
         args.site_id

@@ -1,10 +1,10 @@
 use serde::Serialize;
-use std::sync::Arc;
 
+use crate::app::Services;
 use crate::clock::{rfc3339, UnixMillis};
 use crate::domain::webhook::DeliveryState;
 use crate::domain::SiteId;
-use crate::store::{EventRecord, Store};
+use crate::store::EventRecord;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -77,11 +77,9 @@ impl From<EventRecord> for EventView {
     }
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
-    if store.site(args.site_id).await?.is_none() {
-        anyhow::bail!("no site with id {}", args.site_id);
-    }
-    let events: Vec<EventView> = store
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
+    let events: Vec<EventView> = services
+        .sites()
         .deliveries(args.site_id, args.limit)
         .await?
         .into_iter()

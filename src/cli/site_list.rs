@@ -1,7 +1,5 @@
-use std::sync::Arc;
-
 use super::view::{print_site, SiteView};
-use crate::store::AdminStore;
+use crate::app::Services;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -10,8 +8,9 @@ pub struct Args {
     json: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
-    let sites: Vec<SiteView> = store.sites().await?.into_iter().map(Into::into).collect();
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
+    let sites = services.sites().list().await?;
+    let sites: Vec<SiteView> = sites.into_iter().map(Into::into).collect();
     if args.json {
         return super::print_json(&sites);
     }

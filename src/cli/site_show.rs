@@ -1,9 +1,6 @@
-use std::sync::Arc;
-
 use super::view::{print_site, SiteView};
-use crate::app::sites::site;
+use crate::app::Services;
 use crate::domain::SiteId;
-use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -14,8 +11,8 @@ pub struct Args {
     json: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
-    let site: SiteView = site(store.as_ref(), args.site_id).await?.into();
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
+    let site: SiteView = services.sites().get(args.site_id).await?.into();
     if args.json {
         super::print_json(&site)
     } else {

@@ -1,8 +1,7 @@
-use std::sync::Arc;
-
-use crate::app::sites::{update_site, SiteError};
+use crate::app::sites::SiteError;
+use crate::app::Services;
 use crate::domain::{Accept, MinAge, SiteId, SiteUrl, WebhookFormat, ZkPolicy};
-use crate::store::{AdminStore, SiteUpdate};
+use crate::store::SiteUpdate;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -42,7 +41,7 @@ fn optional_url(s: &str) -> Result<OptionalUrl, crate::domain::site::SiteUrlErro
     }
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
     let update = SiteUpdate {
         redirect_url: args.redirect_url.map(|u| u.0),
         webhook_url: args.webhook_url.map(|u| u.0),
@@ -51,7 +50,7 @@ pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
         accept: args.accept,
         zk: args.zk,
     };
-    match update_site(store.as_ref(), args.site_id, update).await {
+    match services.sites().update(args.site_id, update).await {
         Err(SiteError::NothingToUpdate) => anyhow::bail!(
             "nothing to update: give --redirect-url, --webhook-url, --min-age, --webhook-format, --accept or --zk"
         ),

@@ -3,14 +3,14 @@
 //! and its database, so it cannot drift from what the service does.
 
 use std::fmt::Write as _;
-use std::sync::Arc;
 
 use super::trust_args::TrustArgs;
+use crate::app::Services;
 use crate::clock::{rfc3339, Clock, SystemClock};
 use crate::config::{parse_public_url, DEFAULT_LISTEN};
 use crate::domain::{Kind, SiteId};
 use crate::retention::Retention;
-use crate::store::{readable_receipt_keys, SiteRecord, Store};
+use crate::store::SiteRecord;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -54,31 +54,28 @@ pub struct Args {
     credential_status: crate::domain::StatusMode,
 }
 
-pub async fn run(args: Args, store: Arc<dyn Store>) -> anyhow::Result<()> {
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
     let public_url = match &args.public_url {
         Some(url) => parse_public_url(url).map_err(anyhow::Error::msg)?,
         None => format!("http://{}", args.listen),
     };
     let now = SystemClock.now();
-    let trust = crate::trust::TrustHandle::start(
-        args.trust.files(),
-        store.as_ref(),
-        &crate::trust::Fetcher::default(),
-        now,
-    )
-    .await
-    .map_err(anyhow::Error::msg)?;
+    let trust = services
+        .overview()
+        .trust(args.trust.files(), &crate::trust::Fetcher::default(), now)
+        .await
+        .map_err(anyhow::Error::msg)?;
     trust.1.iter().for_each(crate::trust::refresh::Outcome::log);
     let trust = trust.0.current();
     let on = trust.anchors.on();
     let sites: Vec<SiteRecord> = match args.site {
-        Some(id) => vec![store
-            .site(id)
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("no site with id {id}"))?],
-        None => store.sites().await?,
+        Some(id) => vec![services.sites().get(id).await?],
+        None => services.sites().list().await?,
     };
-    let kids: Vec<String> = readable_receipt_keys(&store.receipt_keys().await?)
+    let kids: Vec<String> = services
+        .receipts()
+        .keys()
+        .await?
         .iter()
         .map(|k| k.kid())
         .collect();

@@ -66,8 +66,8 @@ pub async fn run(args: Args, database_url: &crate::store::DatabaseUrl) -> anyhow
     let files = args.trust.files();
     let fetcher = trust::Fetcher::default();
     let started = if files.lists.iter().any(|l| l.source.is_url()) {
-        let store = super::open(database_url).await?;
-        trust::TrustHandle::start(files, store.as_ref(), &fetcher, now).await
+        let services = super::open(database_url).await?;
+        services.overview().trust(files, &fetcher, now).await
     } else {
         trust::TrustHandle::start(files, &trust::refresh::NoDatabase, &fetcher, now).await
     };
@@ -151,7 +151,11 @@ async fn status_lists(database_url: &crate::store::DatabaseUrl) -> Vec<StatusLis
         return Vec::new();
     }
     let copies = match super::open(database_url).await {
-        Ok(store) => store.status_lists().await.map_err(anyhow::Error::from),
+        Ok(services) => services
+            .overview()
+            .status_lists()
+            .await
+            .map_err(anyhow::Error::from),
         Err(e) => Err(e),
     };
     match copies {

@@ -1,9 +1,5 @@
-use std::sync::Arc;
-
-use crate::app::invites::redeliver;
-use crate::clock::SystemClock;
+use crate::app::Services;
 use crate::domain::webhook::EventId;
-use crate::store::Outbox;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -16,8 +12,8 @@ fn parse_event_id(s: &str) -> Result<EventId, String> {
     EventId::parse(s).ok_or_else(|| format!("'{s}' is not a webhook event id (evt_...)"))
 }
 
-pub async fn run(args: Args, store: Arc<dyn Outbox>) -> anyhow::Result<()> {
-    redeliver(store.as_ref(), &SystemClock, None, &args.event_id).await?;
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
+    services.invites().redeliver(&args.event_id).await?;
     println!(
         "Queued {} again; a running server sends it within a few seconds, with a fresh retry schedule.",
         args.event_id

@@ -1,9 +1,5 @@
-use std::sync::Arc;
-
-use crate::app::keys::rotate_webhook_secret;
-use crate::clock::SystemClock;
+use crate::app::Services;
 use crate::domain::SiteId;
-use crate::store::AdminStore;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -14,8 +10,8 @@ pub struct Args {
     json: bool,
 }
 
-pub async fn run(args: Args, store: Arc<dyn AdminStore>) -> anyhow::Result<()> {
-    let rotated = rotate_webhook_secret(store.as_ref(), &SystemClock, args.site_id).await?;
+pub async fn run(args: Args, services: Services) -> anyhow::Result<()> {
+    let rotated = services.sites().rotate_webhook_secret(args.site_id).await?;
     if args.json {
         println!("{}", serde_json::to_string(&rotated)?);
     } else {

@@ -13,7 +13,7 @@ use super::error::{ApiError, ErrorCode};
 use super::AppState;
 use crate::domain::{PasswordDigest, SiteId};
 use crate::ratelimit::Decision;
-use crate::store::{CredentialRecord, Store, StoreError};
+use crate::store::{CredentialRecord, StoreError};
 
 /// The site whose credentials the request carries, which is also the site in its path.
 #[derive(Debug, Clone, Copy)]
@@ -60,7 +60,7 @@ async fn authenticate_basic(headers: &HeaderMap, state: &AppState) -> Result<Sit
     let basic = parse_basic(value.as_bytes()).ok_or(ErrorCode::InvalidCredentials)?;
     let record = state
         .credentials
-        .lookup(state.store.as_ref(), basic.username())
+        .lookup(&state.reads, basic.username())
         .await?;
     let valid = match &record {
         Some(r) => r.digest.matches(basic.password()) & !r.revoked,
@@ -157,7 +157,7 @@ impl CredentialCache {
 
     pub async fn lookup(
         &self,
-        store: &dyn Store,
+        reads: &crate::app::HotReads,
         username: &str,
     ) -> Result<Option<CredentialRecord>, StoreError> {
         if let Some((at, record)) = self.read().get(username) {
@@ -165,7 +165,7 @@ impl CredentialCache {
                 return Ok(Some(record.clone()));
             }
         }
-        let record = store.credential(username).await?;
+        let record = reads.credential(username).await?;
         let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
         match &record {
             Some(r) => {

@@ -195,14 +195,11 @@ pub async fn create_invite(
         .map(CustomId::parse)
         .transpose()
         .map_err(|CustomIdError::TooLong| ErrorCode::CustomIdTooLong)?;
-    let created = crate::app::invites::create_invite(
-        state.store.as_ref(),
-        state.clock.as_ref(),
-        auth.site_id,
-        custom_id,
-        key,
-    )
-    .await?;
+    let created = state
+        .services
+        .invites()
+        .create(auth.site_id, custom_id, key)
+        .await?;
     match created {
         Created::New { id, expires_at } => Ok(Json(Invite {
             url: state.gateway_url(&id),
@@ -260,7 +257,7 @@ pub async fn get_invite(
     let ApiPath((_, invite_id)) = path;
     let id = InviteId::parse(&invite_id).ok_or(ErrorCode::InviteNotFound)?;
     let record = state
-        .store
+        .reads
         .invite(auth.site_id, &id)
         .await?
         .ok_or(ErrorCode::InviteNotFound)?;

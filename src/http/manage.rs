@@ -11,7 +11,7 @@ use super::body::ApiPath;
 use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::invites::InviteStatusRecord;
 use super::AppState;
-use crate::app::invites::{self, Cancelled};
+use crate::app::invites::Cancelled;
 use crate::domain::listing::ListQueryError;
 use crate::domain::{InviteId, ListQuery, Status};
 use crate::store::InviteRecord;
@@ -128,7 +128,11 @@ pub async fn list_invites(
     ListRequest(query): ListRequest,
 ) -> Result<Json<InviteList>, ApiError> {
     let now = state.clock.now();
-    let page = state.store.list_invites(auth.site_id, &query, now).await?;
+    let page = state
+        .services
+        .invites()
+        .list(auth.site_id, &query, now)
+        .await?;
     Ok(Json(InviteList {
         data: page
             .invites
@@ -174,14 +178,7 @@ pub async fn cancel_invite(
     path: ApiPath<(String, String)>,
 ) -> Result<Json<InviteStatusRecord>, ApiError> {
     let id = invite_id(path)?;
-    let cancelled = invites::cancel_invite(
-        state.store.as_ref(),
-        state.clock.as_ref(),
-        &state.deliveries,
-        auth.site_id,
-        &id,
-    )
-    .await?;
+    let cancelled = state.services.invites().cancel(auth.site_id, &id).await?;
     let record = match cancelled {
         Cancelled::Now(record) => {
             tracing::info!(invite_id = %record.id, "invite cancelled");
@@ -221,7 +218,7 @@ pub async fn erase_invite(
     path: ApiPath<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     let id = invite_id(path)?;
-    invites::erase_invite(state.store.as_ref(), auth.site_id, &id).await?;
+    state.services.invites().erase(auth.site_id, &id).await?;
     tracing::info!(invite_id = %id, "invite erased");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -29,12 +29,14 @@ use utoipa_axum::routes;
 
 use crate::clock::Clock;
 use crate::domain::{InviteId, PasswordDigest};
-use crate::store::Store;
 use error::{ApiError, ErrorCode};
 
 /// Everything a request handler may use.
 pub struct App {
-    pub store: Arc<dyn Store>,
+    /// The application's services: every store call but the hot reads goes through them.
+    pub services: crate::app::Services,
+    /// The measured hot reads the API makes itself, and nothing else of the store.
+    pub reads: crate::app::HotReads,
     pub clock: Arc<dyn Clock>,
     /// Base of gateway URLs, without a trailing slash.
     pub public_url: String,
@@ -79,7 +81,7 @@ impl App {
     /// The wallet answer service over this server's store, clock, trust and metrics.
     pub fn verification(&self) -> crate::app::verification::Verification<'_> {
         crate::app::verification::Verification {
-            store: self.store.as_ref(),
+            services: &self.services,
             clock: self.clock.as_ref(),
             trust: &self.trust,
             metrics: &self.metrics,
@@ -97,7 +99,7 @@ impl App {
     /// store, clock, trust, circuits and signing identity.
     pub fn wallet_requests(&self) -> crate::app::wallet_requests::WalletRequests<'_> {
         crate::app::wallet_requests::WalletRequests {
-            store: self.store.as_ref(),
+            services: &self.services,
             clock: self.clock.as_ref(),
             trust: &self.trust,
             zk: self.zk.as_deref(),
@@ -108,9 +110,9 @@ impl App {
 
     /// Marking invites verified without a wallet (the provider's report, the sandbox
     /// control), over this server's store, clock, metrics and webhook worker.
-    pub fn marking(&self) -> crate::app::invites::Marking<'_, dyn Store> {
+    pub fn marking(&self) -> crate::app::invites::Marking<'_> {
         crate::app::invites::Marking {
-            store: self.store.as_ref(),
+            services: &self.services,
             clock: self.clock.as_ref(),
             metrics: &self.metrics,
             deliveries: &self.deliveries,
@@ -196,7 +198,7 @@ fn wallet_answer_routes() -> OpenApiRouter<AppState> {
 }
 
 pub struct AppParts {
-    pub store: Arc<dyn Store>,
+    pub services: crate::app::Services,
     pub clock: Arc<dyn Clock>,
     pub public_url: String,
     pub verifier_token: Option<String>,
@@ -224,7 +226,8 @@ pub fn router(parts: AppParts) -> edge::Edge {
     let openapi_json = Bytes::from(api.to_json().expect("the OpenAPI document serializes"));
     let public_url = parts.public_url.trim_end_matches('/').to_owned();
     let state = Arc::new(App {
-        store: parts.store,
+        reads: parts.services.hot_reads(),
+        services: parts.services,
         clock: parts.clock,
         dc_api: gateway::dc_api::DcApi::new(&public_url, parts.dc_api_signer),
         public_url,

@@ -28,7 +28,7 @@ pub struct Health {
     )
 )]
 pub async fn healthz(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
-    state.store.ping().await.map_err(ApiError::Unavailable)?;
+    state.reads.ping().await.map_err(ApiError::Unavailable)?;
     Ok(Json(Health { status: "ok" }))
 }
 

@@ -16,7 +16,6 @@ use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::AppState;
 use crate::domain::InviteId;
 use crate::receipt::{VerifyingKeys, KEY_SET_FRESH_FOR};
-use crate::store::readable_receipt_keys;
 use crate::store::ReceiptLookup;
 
 /// A verified invite's receipt.
@@ -56,7 +55,7 @@ pub async fn get_receipt(
 ) -> Result<Json<ReceiptBody>, ApiError> {
     let ApiPath((_, invite_id)) = path;
     let id = InviteId::parse(&invite_id).ok_or(ErrorCode::InviteNotFound)?;
-    match state.store.receipt(auth.site_id, &id).await? {
+    match state.services.receipts().receipt(auth.site_id, &id).await? {
         ReceiptLookup::Found(receipt) => Ok(Json(ReceiptBody { receipt })),
         ReceiptLookup::NotFound => Err(ErrorCode::InviteNotFound.into()),
         ReceiptLookup::NotVerified => Err(ErrorCode::InviteNotVerified.into()),
@@ -95,7 +94,7 @@ pub async fn jwks(State(state): State<AppState>) -> Result<Response, ApiError> {
         Some(body) => body,
         None => {
             let asked = Instant::now();
-            let keys = readable_receipt_keys(&state.store.receipt_keys().await?);
+            let keys = state.services.receipts().keys().await?;
             let body = Bytes::from(VerifyingKeys::of(&keys).to_jwks().to_string());
             // No key yet: the first verification makes one and signs with it at once
             // (`store::transitions::receipt_key`), so an empty set is never reused.

@@ -24,6 +24,7 @@ impl Verification<'_> {
             return Ok(None);
         }
         let live = self
+            .services
             .store
             .live_request(&answering.id, answering.now)
             .await?;

@@ -24,7 +24,7 @@ use crate::domain::{InviteId, Kind, Status, VerifyMethod};
 use crate::mdoc::{self, KindAnchors, PresentationError};
 use crate::metrics::Metrics;
 use crate::receipt::{Evidence, Presented, Transport};
-use crate::store::{AnswerOutcome, GatewayInvite, PresentationStore, StoreError};
+use crate::store::{AnswerOutcome, GatewayInvite, StoreError};
 use crate::trust::TrustHandle;
 use answering::{Answering, Refusal};
 use dc_api::Protocol;
@@ -122,7 +122,7 @@ struct Opened {
 
 /// The service, borrowing what a server holds.
 pub struct Verification<'a> {
-    pub store: &'a dyn PresentationStore,
+    pub services: &'a super::Services,
     pub clock: &'a dyn Clock,
     pub trust: &'a TrustHandle,
     pub metrics: &'a Metrics,
@@ -218,6 +218,7 @@ impl Verification<'_> {
         transport: Transport,
     ) -> Result<Answering<'_>, AnswerError> {
         let gateway = self
+            .services
             .store
             .gateway_invite(id)
             .await?
@@ -247,6 +248,7 @@ impl Verification<'_> {
         request_state: &str,
     ) -> Result<PresentationRequest, AnswerError> {
         let live = self
+            .services
             .store
             .request(&answering.id, request_state)
             .await?
@@ -281,6 +283,7 @@ impl Verification<'_> {
             }),
         };
         let outcome = self
+            .services
             .store
             .answer_request(id, &request.state, evidence, answering.now)
             .await?;

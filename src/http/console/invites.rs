@@ -11,7 +11,7 @@ use axum::response::Response;
 use super::session::{Action, NoFields, NoticeQuery, Operator};
 use super::sites::{load_site, site_id, Confirmed};
 use super::{page, see_other, when, ConsoleError, ConsoleState, Layout};
-use crate::app::invites::{self, Cancelled};
+use crate::app::invites::{Cancelled, Detail};
 use crate::clock::UnixMillis;
 use crate::domain::invite::gateway_url;
 use crate::domain::webhook::EventId;
@@ -129,7 +129,7 @@ pub async fn list(
     let site = load_site(&state, site_id(&site)?).await?;
     let (query, _) = list_query(raw.as_deref())?;
     let now = state.clock.now();
-    let found = state.store.list_invites(site.id, &query, now).await?;
+    let found = state.services.invites().list(site.id, &query, now).await?;
     let status = query.status.map(Status::as_str).unwrap_or("").to_owned();
     let custom_id = query
         .custom_id
@@ -186,16 +186,17 @@ pub async fn show(
 ) -> Result<Response, ConsoleError> {
     let site = load_site(&state, site_id(&site)?).await?;
     let id = invite_id(&invite)?;
-    let detail = state
-        .store
-        .invite_detail(site.id, &id)
+    let Detail {
+        detail,
+        events,
+        receipt,
+    } = state
+        .services
+        .invites()
+        .detail(site.id, &id)
         .await?
         .ok_or(ConsoleError::NotFound("This site has no such invite."))?;
-    let events = state.store.invite_events(site.id, &id).await?;
-    let receipt = match state.store.receipt(site.id, &id).await? {
-        crate::store::ReceiptLookup::Found(jws) => Some(ReceiptView { jws }),
-        _ => None,
-    };
+    let receipt = receipt.map(|jws| ReceiptView { jws });
     let now = state.clock.now();
     let invite = &detail.invite;
     let status = invite.status_at(now);
@@ -241,14 +242,7 @@ pub async fn cancel(
 ) -> Result<Response, ConsoleError> {
     let site = load_site(&state, site_id(&site)?).await?;
     let id = invite_id(&invite)?;
-    let cancelled = invites::cancel_invite(
-        state.store.as_ref(),
-        state.clock.as_ref(),
-        &state.deliveries,
-        site.id,
-        &id,
-    )
-    .await?;
+    let cancelled = state.services.invites().cancel(site.id, &id).await?;
     let notice = match cancelled {
         Cancelled::Now(_) => {
             tracing::info!(invite_id = %id, user = %operator.username, "invite cancelled in the console");
@@ -271,7 +265,7 @@ pub async fn erase(
     let site = load_site(&state, site_id(&site)?).await?;
     let id = invite_id(&invite)?;
     form.check()?;
-    invites::erase_invite(state.store.as_ref(), site.id, &id).await?;
+    state.services.invites().erase(site.id, &id).await?;
     tracing::info!(invite_id = %id, user = %operator.username, "invite erased in the console");
     Ok(see_other(&format!(
         "/admin/sites/{}/invites?notice=erased",
@@ -290,15 +284,11 @@ pub async fn redeliver(
     let event = EventId::parse(&event).ok_or(ConsoleError::NotFound(
         "This invite has no such webhook event.",
     ))?;
-    invites::redeliver_invite_event(
-        state.store.as_ref(),
-        state.clock.as_ref(),
-        &state.deliveries,
-        site.id,
-        &id,
-        &event,
-    )
-    .await?;
+    state
+        .services
+        .invites()
+        .redeliver_event(site.id, &id, &event)
+        .await?;
     tracing::info!(event_id = %event, user = %operator.username, "webhook event redelivered from the console");
     Ok(see_other(&format!(
         "{}?notice=redelivered",

@@ -3,7 +3,7 @@
 //! gateway's strict headers (a CSP that allows nothing but the inline stylesheet, by
 //! hash: no script at all), sign-in makes a server-side session, and every
 //! state-changing form carries the session's CSRF token. Actions go through the same
-//! store calls and rules as the API and the command line.
+//! application services and rules as the API and the command line.
 
 mod anchors;
 pub mod chart;
@@ -28,7 +28,7 @@ use super::gateway::{policy_for_style, security_headers};
 use crate::app::invites::InviteError;
 use crate::app::SiteError;
 use crate::clock::{rfc3339, Clock, UnixTime};
-use crate::store::{Store, StoreError};
+use crate::store::StoreError;
 
 pub use session::{SESSION_COOKIE, SIGN_IN_PATH};
 
@@ -36,7 +36,8 @@ pub const CSS: &str = include_str!("../../../templates/console/style.css");
 
 /// Everything a console handler may use.
 pub struct Console {
-    pub store: Arc<dyn Store>,
+    /// The application's services: the console reaches the store only through them.
+    pub services: crate::app::Services,
     pub clock: Arc<dyn Clock>,
     /// Base of gateway URLs, without a trailing slash.
     pub public_url: String,
@@ -50,7 +51,7 @@ pub struct Console {
 pub type ConsoleState = Arc<Console>;
 
 pub struct ConsoleParts {
-    pub store: Arc<dyn Store>,
+    pub services: crate::app::Services,
     pub clock: Arc<dyn Clock>,
     pub public_url: String,
     pub deliveries: Arc<Notify>,
@@ -62,7 +63,7 @@ pub fn router(parts: ConsoleParts) -> Router {
     let public_url = parts.public_url.trim_end_matches('/').to_owned();
     let state = Arc::new(Console {
         secure_cookies: public_url.starts_with("https://"),
-        store: parts.store,
+        services: parts.services,
         clock: parts.clock,
         public_url,
         deliveries: parts.deliveries,

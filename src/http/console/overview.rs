@@ -35,10 +35,11 @@ pub async fn show(
 ) -> Result<Response, ConsoleError> {
     let today = day_of(state.clock.now());
     let range = today - DAYS + 1..today + 1;
-    let tallies = state.store.tallies(range.clone()).await?;
+    let overview = state.services.overview();
+    let tallies = overview.tallies(range.clone()).await?;
     let days = chart::days(&tallies, range);
-    let backlog = state.store.webhook_backlog().await?;
-    let sites = state.store.sites().await?.len();
+    let backlog = overview.webhook_backlog().await?;
+    let sites = overview.site_count().await?;
     let html = OverviewPage {
         layout: operator.layout(query.notice.as_deref()),
         chart: chart::svg(&days),

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::net::SocketAddr;
 
 use super::{notice_text, page, see_other, ConsoleError, ConsoleState, Layout, SignedIn, CSS};
-use crate::app::sessions::{self, SignInError, Started};
+use crate::app::sessions::{SignInError, Started};
 use crate::domain::console::{ConsoleUsername, CsrfToken, SessionId, SESSION_LIFETIME_SECS};
 use crate::http::gateway::cookie;
 
@@ -60,7 +60,7 @@ impl FromRequestParts<ConsoleState> for Operator {
         state: &ConsoleState,
     ) -> Result<Self, ConsoleError> {
         let id = session_id(&parts.headers).ok_or(ConsoleError::SignIn)?;
-        match sessions::operator(state.store.as_ref(), state.clock.as_ref(), &id).await? {
+        match state.services.sessions().operator(&id).await? {
             Some(username) => Ok(Operator {
                 username,
                 csrf: id.csrf_token(),
@@ -170,10 +170,7 @@ pub async fn sign_in_page(
     Query(query): Query<NoticeQuery>,
 ) -> Result<Response, ConsoleError> {
     if let Some(id) = session_id(&headers) {
-        if sessions::operator(state.store.as_ref(), state.clock.as_ref(), &id)
-            .await?
-            .is_some()
-        {
+        if state.services.sessions().operator(&id).await?.is_some() {
             return Ok(see_other("/admin/"));
         }
     }
@@ -210,14 +207,11 @@ pub async fn sign_in(
         .map_err(|e| ConsoleError::BadRequest(format!("The form could not be read: {e}")))?;
     let address = client.ip().to_string();
     let typed = form.username.trim();
-    let signed_in = sessions::sign_in(
-        state.store.as_ref(),
-        state.clock.as_ref(),
-        typed,
-        form.password,
-        &address,
-    )
-    .await;
+    let signed_in = state
+        .services
+        .sessions()
+        .sign_in(typed, form.password, &address)
+        .await;
     let Started { id, .. } = match signed_in {
         Ok(started) => started,
         Err(SignInError::Throttled { wait }) => return Ok(throttled(wait, typed)),
@@ -271,7 +265,7 @@ pub async fn sign_out(
     action: Action<NoFields>,
 ) -> Result<Response, ConsoleError> {
     if let Some(id) = session_id(&headers) {
-        sessions::sign_out(state.store.as_ref(), &id).await?;
+        state.services.sessions().sign_out(&id).await?;
     }
     tracing::info!(user = %action.operator.username, "console sign-out");
     let mut response = see_other(&format!("{SIGN_IN_PATH}?notice=signed-out"));

@@ -10,8 +10,8 @@ use serde::Deserialize;
 
 use super::session::{Action, NoFields, NoticeQuery, Operator};
 use super::{page, see_other, when, ConsoleError, ConsoleState, Layout};
-use crate::app::keys::{self, rotate_webhook_secret, Revoked};
-use crate::app::sites::{self, create_site, SiteSettings};
+use crate::app::keys::Revoked;
+use crate::app::sites::SiteSettings;
 use crate::domain::{Accept, MinAge, SiteId, SiteName, SiteUrl, WebhookFormat, ZkPolicy};
 use crate::store::{CredentialInfo, SiteRecord, SiteUpdate};
 
@@ -147,7 +147,7 @@ pub async fn list(
     operator: Operator,
     Query(query): Query<NoticeQuery>,
 ) -> Result<Response, ConsoleError> {
-    let sites = state.store.sites().await?;
+    let sites = state.services.sites().list().await?;
     let html = SitesPage {
         layout: operator.layout(query.notice.as_deref()),
         csrf: operator.csrf(),
@@ -166,7 +166,7 @@ pub async fn create(
     let settings = match form.settings() {
         Ok(settings) => settings,
         Err(why) => {
-            let sites = state.store.sites().await?;
+            let sites = state.services.sites().list().await?;
             let html = SitesPage {
                 layout: operator.layout(None),
                 csrf: operator.csrf(),
@@ -179,7 +179,7 @@ pub async fn create(
         }
     };
     let name = settings.name.as_str().to_owned();
-    let created = create_site(state.store.as_ref(), state.clock.as_ref(), settings).await?;
+    let created = state.services.sites().create(settings).await?;
     tracing::info!(site_id = %created.site_id, user = %operator.username, "site created in the console");
     let html = ShownOnce {
         layout: operator.layout(None),
@@ -208,7 +208,7 @@ pub fn site_id(raw: &str) -> Result<SiteId, ConsoleError> {
 }
 
 pub async fn load_site(state: &ConsoleState, id: SiteId) -> Result<SiteRecord, ConsoleError> {
-    Ok(sites::site(state.store.as_ref(), id).await?)
+    Ok(state.services.sites().get(id).await?)
 }
 
 pub async fn show(
@@ -233,7 +233,7 @@ pub async fn issue_key(
     Action { operator, .. }: Action<NoFields>,
 ) -> Result<Response, ConsoleError> {
     let id = site_id(&site)?;
-    let key = keys::issue_key(state.store.as_ref(), state.clock.as_ref(), id).await?;
+    let key = state.services.sites().issue_key(id).await?;
     tracing::info!(site_id = %id, username = %key.username, user = %operator.username, "key issued in the console");
     let html = ShownOnce {
         layout: operator.layout(None),
@@ -266,7 +266,7 @@ pub async fn set_zk(
         zk: Some(zk),
         ..Default::default()
     };
-    sites::update_site(state.store.as_ref(), id, update).await?;
+    state.services.sites().update(id, update).await?;
     tracing::info!(site_id = %id, zk = %zk, user = %operator.username, "zero-knowledge policy changed in the console");
     Ok(see_other(&format!("/admin/sites/{id}?notice=zk-changed")))
 }
@@ -295,11 +295,10 @@ pub async fn revoke_key(
 ) -> Result<Response, ConsoleError> {
     let id = site_id(&site)?;
     form.check()?;
-    let notice =
-        match keys::revoke_key(state.store.as_ref(), state.clock.as_ref(), id, &username).await? {
-            Revoked::Now => "key-revoked",
-            Revoked::Already => "key-already-revoked",
-        };
+    let notice = match state.services.sites().revoke_key(id, &username).await? {
+        Revoked::Now => "key-revoked",
+        Revoked::Already => "key-already-revoked",
+    };
     tracing::info!(site_id = %id, username = %username, user = %operator.username, "key revoked in the console");
     Ok(see_other(&format!("/admin/sites/{id}?notice={notice}")))
 }
@@ -311,7 +310,7 @@ pub async fn rotate_secret(
 ) -> Result<Response, ConsoleError> {
     let id = site_id(&site)?;
     form.check()?;
-    let rotated = rotate_webhook_secret(state.store.as_ref(), state.clock.as_ref(), id).await?;
+    let rotated = state.services.sites().rotate_webhook_secret(id).await?;
     tracing::info!(site_id = %id, user = %operator.username, "webhook secret rotated in the console");
     let html = ShownOnce {
         layout: operator.layout(None),

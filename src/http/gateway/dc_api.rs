@@ -244,7 +244,7 @@ pub async fn progress(
         .and_then(|Path(id)| InviteId::parse(&id))
         .ok_or(ErrorCode::InviteNotFound)?;
     let gateway = state
-        .store
+        .reads
         .gateway_invite(&id)
         .await?
         .ok_or(ErrorCode::InviteNotFound)?;

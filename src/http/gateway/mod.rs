@@ -172,7 +172,7 @@ async fn load(
         .ok()
         .and_then(|Path(id)| InviteId::parse(&id))
         .ok_or_else(not_found)?;
-    match state.store.gateway_invite(&id).await {
+    match state.reads.gateway_invite(&id).await {
         Ok(Some(gateway)) => Ok((id, gateway)),
         Ok(None) => Err(not_found()),
         Err(e) => Err(failure(e)),

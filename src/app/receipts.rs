@@ -1,0 +1,34 @@
+//! Verification receipts and the keys that sign them, as the edges read them
+//! (docs/evidence.md#receipts).
+
+use super::Services;
+use crate::domain::{InviteId, SiteId};
+use crate::receipt::ReceiptKey;
+use crate::store::{readable_receipt_keys, ReceiptLookup, StoreError};
+
+/// Receipts and receipt keys.
+pub struct Receipts<'a>(&'a Services);
+
+impl Services {
+    pub fn receipts(&self) -> Receipts<'_> {
+        Receipts(self)
+    }
+}
+
+impl Receipts<'_> {
+    /// The receipt of the site's invite; another site's invite is not found.
+    pub async fn receipt(&self, site: SiteId, id: &InviteId) -> Result<ReceiptLookup, StoreError> {
+        self.0.store.receipt(site, id).await
+    }
+
+    /// Every receipt key that can be read, oldest first, including one published but not
+    /// signing yet: what `/.well-known/jwks.json` lists and receipts verify against.
+    pub async fn keys(&self) -> Result<Vec<ReceiptKey>, StoreError> {
+        Ok(readable_receipt_keys(&self.0.store.receipt_keys().await?))
+    }
+
+    /// [`super::keys::rotate_receipt_key`]: the new key's id.
+    pub async fn rotate_key(&self) -> Result<String, StoreError> {
+        super::keys::rotate_receipt_key(self.0.store.as_ref(), self.0.clock.as_ref()).await
+    }
+}
