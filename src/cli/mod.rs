@@ -8,6 +8,7 @@ mod key_revoke;
 mod receipt_key_rotate;
 mod receipt_verify;
 mod serve;
+mod serve_start;
 mod signing_args;
 mod site_create;
 mod site_delete;
