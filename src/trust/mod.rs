@@ -11,6 +11,7 @@ pub mod load;
 pub mod outcome;
 pub mod refresh;
 pub mod source;
+mod status_held;
 pub mod status_lists;
 
 pub use lists::ListType;

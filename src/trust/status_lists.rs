@@ -9,22 +9,19 @@
 //! down still reads it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
-
 use super::source::{FetchError, Fetcher, Source};
+use super::status_held::{Held, Slot};
+pub use super::status_held::{ListSigner, DEFAULT_TTL};
 use crate::clock::{Clock, UnixTime};
-use crate::mdoc::status::{ListForm, ListToken, Signer, StatusRef, TokenError, MAX_TOKEN_BYTES};
-use crate::mdoc::TrustAnchors;
+use crate::mdoc::status::{ListForm, ListToken, StatusRef, TokenError, MAX_TOKEN_BYTES};
 use crate::store::{StatusListStore, StoredStatusList};
 
 /// How long a list fetch may take, whole.
 pub const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long a list without `ttl` is used before it is fetched again (seconds).
-pub const DEFAULT_TTL: u64 = 3600;
 /// After a failed fetch, how long before the same list is tried again (seconds), so a
 /// host that is down is not asked once per answer.
 const RETRY_AFTER_FAILURE: i64 = 30;
@@ -38,104 +35,6 @@ pub enum Verdict {
     OutOfRange,
     /// The list cannot be had or trusted: why, for the log and a refusal.
     Unknown(String),
-}
-
-/// Who must have signed a list, owned (a refresh in the background outlives the answer).
-#[derive(Debug, Clone)]
-pub enum ListSigner {
-    /// The MSO status's `certificate` (DER).
-    Certificate(Vec<u8>),
-    /// The credential's kind's anchors, which the token's x5chain must chain to.
-    Anchors(Arc<TrustAnchors>),
-}
-
-impl ListSigner {
-    /// The signer a credential names: its `certificate`, else its kind's anchors.
-    pub fn of(status: &StatusRef, anchors: Arc<TrustAnchors>) -> Self {
-        match &status.certificate {
-            Some(der) => ListSigner::Certificate(der.clone()),
-            None => ListSigner::Anchors(anchors),
-        }
-    }
-
-    fn borrowed(&self) -> Signer<'_> {
-        match self {
-            ListSigner::Certificate(der) => Signer::Certificate(der),
-            ListSigner::Anchors(anchors) => Signer::Anchors(anchors),
-        }
-    }
-
-    /// Names this requirement, to remember that a list met it.
-    fn memo_key(&self) -> [u8; 32] {
-        match self {
-            ListSigner::Certificate(der) => Sha256::digest(der).into(),
-            ListSigner::Anchors(anchors) => anchors.identity(),
-        }
-    }
-}
-
-/// A list in hand: verified, with the signer requirements it met.
-struct Held {
-    token: ListToken,
-    uri: String,
-    fetched_at: UnixTime,
-    trusted: Mutex<Vec<[u8; 32]>>,
-}
-
-impl Held {
-    fn new(token: ListToken, uri: &str, fetched_at: UnixTime, signer: &ListSigner) -> Self {
-        Held {
-            token,
-            uri: uri.to_owned(),
-            fetched_at,
-            trusted: Mutex::new(vec![signer.memo_key()]),
-        }
-    }
-
-    /// Before its `exp`.
-    fn usable(&self, now: UnixTime) -> bool {
-        self.token.exp.is_none_or(|exp| exp > now)
-    }
-
-    /// Its `ttl` has run out since it was fetched: fetch it again.
-    fn stale(&self, now: UnixTime) -> bool {
-        let ttl = self.token.ttl.unwrap_or(DEFAULT_TTL);
-        let ttl = i64::try_from(ttl).unwrap_or(i64::MAX);
-        self.fetched_at.saturating_add(ttl) <= now
-    }
-
-    /// Whether `signer` signed it; a signature check is done once per requirement.
-    fn trust(&self, signer: &ListSigner, now: UnixTime) -> Result<(), TokenError> {
-        let key = signer.memo_key();
-        let mut trusted = self.trusted.lock().unwrap_or_else(|e| e.into_inner());
-        if trusted.contains(&key) {
-            return Ok(());
-        }
-        self.token.check_signer(signer.borrowed(), now)?;
-        trusted.push(key);
-        Ok(())
-    }
-}
-
-/// One list's place: the copy in hand, and the one fetch at a time.
-#[derive(Default)]
-struct Slot {
-    held: RwLock<Option<Arc<Held>>>,
-    fetching: tokio::sync::Mutex<()>,
-    refreshing: AtomicBool,
-    /// No fetch before this (Unix seconds) after a failure.
-    retry_at: AtomicI64,
-}
-
-impl Slot {
-    fn current(&self, now: UnixTime) -> Option<Arc<Held>> {
-        let held = self.held.read().unwrap_or_else(|e| e.into_inner());
-        held.as_ref().filter(|h| h.usable(now)).cloned()
-    }
-
-    fn install(&self, held: Arc<Held>) {
-        *self.held.write().unwrap_or_else(|e| e.into_inner()) = Some(held);
-    }
 }
 
 /// A list in hand, as `trust show`, the statement and the console list them.

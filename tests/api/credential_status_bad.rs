@@ -8,7 +8,7 @@ use agegate::domain::StatusMode;
 use agegate::testkit::{status_list_ref, stranger_signer};
 use serde_json::json;
 
-use crate::credential_status::{
+use crate::credential_status_helpers::{
     answer_with_status, receipt_status, refused, status_app, status_list, ListServer, Served,
 };
 use crate::helpers::T0;

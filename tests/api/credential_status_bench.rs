@@ -16,7 +16,7 @@ use agegate::testkit::{cbor, session_transcript, status_list_ref, TokenSpec};
 use agegate::trust::status_lists::{ListSigner, StatusLists, Verdict};
 use rand::Rng as _;
 
-use crate::credential_status::ListServer;
+use crate::credential_status_helpers::ListServer;
 use crate::helpers::T0;
 use crate::wallet::{Presentation, TestIssuer};
 

@@ -8,7 +8,7 @@ use agegate::testkit::status_list_ref;
 use serde_json::json;
 
 use crate::by_reference::{encrypt, plaintext, resolve, thumbprint, transcript, wallet_metadata};
-use crate::credential_status::{
+use crate::credential_status_helpers::{
     answer_with_status, receipt_status, refused, status_app, status_list, ListServer, Served,
 };
 use crate::dc_api::DcCase;

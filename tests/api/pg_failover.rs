@@ -7,7 +7,7 @@
 //! database, and a credential status list is fetched again after its ttl. The whole load under failover is `scripts/proofs/failover.sh`. In the
 //! PostgreSQL pass of the suite.
 
-use crate::credential_status::{answer_with_status, refused, status_list, ListServer};
+use crate::credential_status_helpers::{answer_with_status, refused, status_list, ListServer};
 use crate::helpers::{eventually, spawn_on_url_with, trusting, ServerProcess, TestApp, TestDb, T0};
 use crate::pg::postgres_backend;
 use crate::pg_pair::PgPair;
