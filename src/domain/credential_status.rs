@@ -50,6 +50,18 @@ pub enum CredentialStatus {
 }
 
 impl CredentialStatus {
+    /// Every value, in the order the console shows them.
+    pub const ALL: [CredentialStatus; 4] = [
+        CredentialStatus::Valid,
+        CredentialStatus::Unknown,
+        CredentialStatus::Unchecked,
+        CredentialStatus::None,
+    ];
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             CredentialStatus::Valid => "valid",

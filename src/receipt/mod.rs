@@ -160,6 +160,20 @@ impl Payload {
     }
 }
 
+/// What a stored receipt records of its credential's status, read without checking its
+/// signature (it is the database's own): `None` for a verifier or sandbox receipt, one
+/// signed before receipts recorded it, or one that cannot be read.
+pub fn recorded_status(receipt: &str) -> Option<crate::domain::CredentialStatus> {
+    use base64::Engine as _;
+    let payload = receipt.split('.').nth(1)?;
+    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .ok()?;
+    serde_json::from_slice::<Payload>(&payload)
+        .ok()?
+        .credential_status
+}
+
 /// Lowercase hexadecimal.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

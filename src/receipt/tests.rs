@@ -215,3 +215,19 @@ fn a_zero_knowledge_receipt_ends_with_its_circuit_and_round_trips() {
     let plain = serde_json::to_value(Payload::new(&verified, &evidence)).unwrap();
     assert!(plain.get("zkCircuit").is_none(), "{plain}");
 }
+
+#[test]
+fn a_stored_receipt_tells_its_recorded_status_and_others_none() {
+    let key = ReceiptKey::generate();
+    let signed = key.sign(&payload());
+    assert_eq!(
+        recorded_status(&signed),
+        Some(crate::domain::CredentialStatus::Valid)
+    );
+    let mut verifier = payload();
+    verifier.credential_status = None;
+    assert_eq!(recorded_status(&key.sign(&verifier)), None);
+    for broken in ["", "a.b.c", "a..c", "a.!!.c"] {
+        assert_eq!(recorded_status(broken), None, "{broken}");
+    }
+}

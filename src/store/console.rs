@@ -9,7 +9,7 @@ use super::{
 };
 use crate::clock::UnixTime;
 use crate::domain::console::{ConsoleUsername, Failures, SessionDigest};
-use crate::domain::{InviteId, SiteId, VerifyMethod};
+use crate::domain::{CredentialStatus, InviteId, SiteId, VerifyMethod};
 
 /// Seconds in a tally's day (UTC days since the Unix epoch).
 pub const DAY_SECS: i64 = 86_400;
@@ -20,11 +20,14 @@ pub fn day_of(t: UnixTime) -> i64 {
 }
 
 impl TallyEvent {
-    /// How the event is written in `invite_tallies` (`event`, `method`).
+    /// How the event is written in `invite_tallies` (`event`, `method`): a
+    /// `credential-status` row keeps the status in `method`, the column that says what
+    /// a verification was by.
     pub fn columns(self) -> (&'static str, &'static str) {
         match self {
             TallyEvent::Created => ("created", ""),
             TallyEvent::Verified(method) => ("verified", method.as_str()),
+            TallyEvent::CredentialStatus(status) => ("credential-status", status.as_str()),
             TallyEvent::Expired => ("expired", ""),
         }
     }
@@ -34,6 +37,9 @@ impl TallyEvent {
             "created" => Some(TallyEvent::Created),
             "expired" => Some(TallyEvent::Expired),
             "verified" => VerifyMethod::parse(method).map(TallyEvent::Verified),
+            "credential-status" => {
+                CredentialStatus::parse(method).map(TallyEvent::CredentialStatus)
+            }
             _ => None,
         }
     }
@@ -105,11 +111,17 @@ mod tests {
             TallyEvent::Verified(VerifyMethod::EU_AV),
             TallyEvent::Verified(VerifyMethod::Sandbox),
             TallyEvent::Verified(VerifyMethod::Verifier),
+            TallyEvent::CredentialStatus(CredentialStatus::Valid),
+            TallyEvent::CredentialStatus(CredentialStatus::None),
         ] {
             let (e, m) = event.columns();
             assert_eq!(TallyEvent::from_columns(e, m), Some(event));
         }
         assert_eq!(TallyEvent::from_columns("verified", "magic"), None);
+        assert_eq!(
+            TallyEvent::from_columns("credential-status", "revoked"),
+            None
+        );
         assert_eq!(day_of(86_399), 0);
         assert_eq!(day_of(86_400), 1);
         assert_eq!(day_of(-1), -1);

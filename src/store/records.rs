@@ -241,10 +241,14 @@ pub struct SessionRecord {
 pub enum TallyEvent {
     Created,
     Verified(VerifyMethod),
+    /// A wallet verification, by the credential status its receipt records (counted
+    /// beside its `Verified`; verifier and sandbox verifications record none).
+    CredentialStatus(crate::domain::CredentialStatus),
     Expired,
 }
 
-/// How many invites were created, verified (by a method) or expired on one UTC day.
+/// How many invites were created, verified (by a method, or by a credential status) or
+/// expired on one UTC day.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tally {
     /// Days since the Unix epoch (UTC).

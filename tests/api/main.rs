@@ -15,6 +15,7 @@ mod console;
 mod console_actions;
 mod console_helpers;
 mod console_pages;
+mod console_status;
 mod create_invite;
 mod credential_status;
 mod credential_status_bad;

@@ -1,20 +1,36 @@
-//! The overview's chart, built on the server as inline SVG (no script, no external
-//! resource, nothing but numbers and dates in it): per day, a column of the invites
-//! verified (by method) and expired, and a line of the invites created. Each day's group
-//! has a `<title>` (a tooltip and what screen readers announce); the page also has the
-//! numbers as a table.
+//! The overview's counts per day and its two charts (drawn by [`plot`]): the invites
+//! created, verified (by method) and expired; and the verified ones by the credential
+//! status their receipts record (docs/console.md#what-it-shows).
 
-use std::fmt::Write;
 use std::ops::Range;
 
+use super::plot::{self, Column, Named};
 use crate::clock::rfc3339;
-use crate::domain::VerifyMethod;
+use crate::domain::{CredentialStatus, VerifyMethod};
 use crate::store::console::DAY_SECS;
 use crate::store::{Tally, TallyEvent};
 
 /// How many verification methods there are: one per credential kind, then `verifier`
 /// and `sandbox` (the chart stacks them in [`VerifyMethod::all`]'s order).
 pub const METHOD_COUNT: usize = crate::domain::kind::KINDS.len() + 2;
+
+/// How many credential statuses a receipt can record.
+pub const STATUS_COUNT: usize = CredentialStatus::ALL.len();
+
+/// The status chart's columns: each status, then "not recorded".
+pub const STATUS_COLUMNS: usize = STATUS_COUNT + 1;
+
+/// What the status chart, its legend and its table call each of [`STATUS_COLUMNS`].
+pub fn status_names() -> [&'static str; STATUS_COLUMNS] {
+    let mut names = [NOT_RECORDED; STATUS_COLUMNS];
+    for (name, status) in names.iter_mut().zip(CredentialStatus::ALL) {
+        *name = status.as_str();
+    }
+    names
+}
+
+/// Verified invites whose receipts record no credential status.
+pub const NOT_RECORDED: &str = "not recorded";
 
 /// The methods in the order the chart stacks them.
 pub fn methods() -> Vec<VerifyMethod> {
@@ -38,12 +54,41 @@ pub struct DayCounts {
     pub created: u64,
     /// By [`methods`]' order.
     pub verified: [u64; METHOD_COUNT],
+    /// Verified invites by the credential status their receipts record, in
+    /// [`CredentialStatus::ALL`]'s order.
+    pub status: [u64; STATUS_COUNT],
     pub expired: u64,
 }
 
 impl DayCounts {
     pub fn verified_total(&self) -> u64 {
         self.verified.iter().sum()
+    }
+
+    /// The verified invites whose receipts record no credential status: verifier and
+    /// sandbox verifications, and those from before statuses were recorded.
+    pub fn not_recorded(&self) -> u64 {
+        self.verified_total()
+            .saturating_sub(self.status.iter().sum())
+    }
+
+    /// [`Self::status`], then [`Self::not_recorded`]: the status chart's stack.
+    pub fn by_status(&self) -> [u64; STATUS_COLUMNS] {
+        let mut all = [0; STATUS_COLUMNS];
+        all[..STATUS_COUNT].copy_from_slice(&self.status);
+        all[STATUS_COUNT] = self.not_recorded();
+        all
+    }
+
+    /// What the status chart's tooltip says.
+    pub fn status_summary(&self) -> String {
+        let total = self.verified_total();
+        let by = if total == 0 {
+            String::new()
+        } else {
+            format!(" ({})", named_counts(&self.by_status()))
+        };
+        format!("{}: {total} verified{by}", self.date())
     }
 
     /// `2027-01-15`.
@@ -82,6 +127,7 @@ pub fn days(tallies: &[Tally], days: Range<i64>) -> Vec<DayCounts> {
             day,
             created: 0,
             verified: [0; METHOD_COUNT],
+            status: [0; STATUS_COUNT],
             expired: 0,
         })
         .collect();
@@ -96,131 +142,101 @@ pub fn days(tallies: &[Tally], days: Range<i64>) -> Vec<DayCounts> {
         match t.event {
             TallyEvent::Created => d.created += t.count,
             TallyEvent::Verified(m) => d.verified[slot(m)] += t.count,
+            TallyEvent::CredentialStatus(status) => {
+                if let Some(k) = CredentialStatus::ALL.iter().position(|s| *s == status) {
+                    d.status[k] += t.count;
+                }
+            }
             TallyEvent::Expired => d.expired += t.count,
         }
     }
     out
 }
 
-const W: f64 = 600.0;
-const H: f64 = 260.0;
-const LEFT: f64 = 46.0;
-const RIGHT: f64 = 24.0;
-const TOP: f64 = 12.0;
-const BOTTOM: f64 = 28.0;
-
-/// The grid's step for values up to `n`: the smallest 1, 2 or 5 × 10ⁿ that four steps
-/// reach `n` with.
-fn grid_step(n: u64) -> u64 {
-    let need = n.div_ceil(4).max(1);
-    let mut power = 1u64;
-    loop {
-        for m in [1, 2, 5] {
-            let step = power.saturating_mul(m);
-            if step >= need {
-                return step;
-            }
-        }
-        match power.checked_mul(10) {
-            Some(p) => power = p,
-            None => return need,
-        }
-    }
-}
-
-/// The SVG element for `days` (oldest first).
+/// The main chart: per day a column of the invites verified (by method) and expired,
+/// and a line of the invites created.
 pub fn svg(days: &[DayCounts]) -> String {
-    let top = days
-        .iter()
-        .map(|d| d.created.max(d.verified_total() + d.expired))
-        .max()
-        .unwrap_or(0);
-    let step = grid_step(top);
-    let ceiling = step.saturating_mul(4) as f64;
-    let plot_h = H - TOP - BOTTOM;
-    let y = |n: u64| TOP + plot_h - (n as f64 / ceiling) * plot_h;
-    let slot_w = (W - LEFT - RIGHT) / days.len().max(1) as f64;
-    let bar_w = (slot_w * 0.64).max(1.0);
     let (created, verified, expired) = days.iter().fold((0, 0, 0), |(c, v, e), d| {
         (c + d.created, v + d.verified_total(), e + d.expired)
     });
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<svg viewBox=\"0 0 {W} {H}\" role=\"img\" aria-labelledby=\"chart-title chart-desc\" \
-         xmlns=\"http://www.w3.org/2000/svg\">\
-         <title id=\"chart-title\">Invites per day, last {} days</title>\
-         <desc id=\"chart-desc\">In all: {created} created, {verified} verified, {expired} \
-         expired. The table below the chart lists every day.</desc>",
+    let title = format!("Invites per day, last {} days", days.len());
+    let desc = format!(
+        "In all: {created} created, {verified} verified, {expired} expired. The table below \
+         the chart lists every day."
+    );
+    let columns: Vec<Column> = days
+        .iter()
+        .map(|d| {
+            let verified = d.verified.iter().enumerate();
+            Column {
+                title: d.summary(),
+                label: d.date()[5..].to_owned(),
+                stack: verified
+                    .map(|(k, n)| (format!("s{}", k + 1), *n))
+                    .chain([("sx".to_owned(), d.expired)])
+                    .collect(),
+                line: Some(d.created),
+            }
+        })
+        .collect();
+    let named = Named {
+        id: "chart",
+        title: &title,
+        desc: &desc,
+    };
+    plot::svg(&named, 260.0, &columns)
+}
+
+/// The second chart: per day a column of the verified invites by the credential status
+/// their receipts record, [`STATUS_COLUMNS`]' colours, not recorded last.
+pub fn status_svg(days: &[DayCounts]) -> String {
+    let mut totals = [0u64; STATUS_COLUMNS];
+    for d in days {
+        for (t, n) in totals.iter_mut().zip(d.by_status()) {
+            *t += n;
+        }
+    }
+    let title = format!(
+        "Verified invites per day by credential status, last {} days",
         days.len()
     );
-    for i in 0..=4u64 {
-        let value = step.saturating_mul(i);
-        let gy = y(value);
-        let _ = write!(
-            s,
-            "<line class=\"grid\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{gy:.1}\" y2=\"{gy:.1}\"/>\
-             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{value}</text>",
-            W - RIGHT,
-            LEFT - 6.0,
-            gy + 5.0
-        );
-    }
-    let mut line = Vec::with_capacity(days.len());
-    for (i, d) in days.iter().enumerate() {
-        let x = LEFT + slot_w * i as f64;
-        let bx = x + (slot_w - bar_w) / 2.0;
-        let _ = write!(s, "<g><title>{}</title>", d.summary());
-        // A transparent full-height target, so the tooltip shows on empty days too.
-        let _ = write!(
-            s,
-            "<rect x=\"{x:.1}\" y=\"{TOP}\" width=\"{slot_w:.1}\" height=\"{plot_h:.1}\" fill=\"transparent\"/>"
-        );
-        let mut base = 0u64;
-        let stack = d
-            .verified
-            .iter()
-            .enumerate()
-            .map(|(k, n)| (format!("s{}", k + 1), *n))
-            .chain(std::iter::once(("sx".to_owned(), d.expired)));
-        for (class, n) in stack {
-            if n == 0 {
-                continue;
-            }
-            let (y0, y1) = (y(base), y(base + n));
-            let _ = write!(
-                s,
-                "<rect class=\"{class}\" x=\"{bx:.1}\" y=\"{y1:.1}\" width=\"{bar_w:.1}\" height=\"{:.1}\"/>",
-                (y0 - y1).max(0.5)
-            );
-            base += n;
-        }
-        s.push_str("</g>");
-        line.push((x + slot_w / 2.0, y(d.created)));
-        if (days.len() - 1 - i) % 7 == 0 {
-            let _ = write!(
-                s,
-                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                x + slot_w / 2.0,
-                H - 8.0,
-                &d.date()[5..]
-            );
-        }
-    }
-    let points: Vec<String> = line.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
-    let _ = write!(
-        s,
-        "<polyline class=\"created\" points=\"{}\"/>",
-        points.join(" ")
+    let desc = format!(
+        "In all: {}. The table below the chart lists every day.",
+        named_counts(&totals)
     );
-    for (x, y) in &line {
-        let _ = write!(
-            s,
-            "<circle class=\"dot\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"2.5\"/>"
-        );
+    let columns: Vec<Column> = days
+        .iter()
+        .map(|d| Column {
+            title: d.status_summary(),
+            label: d.date()[5..].to_owned(),
+            stack: (1..)
+                .zip(d.by_status())
+                .map(|(k, n)| (format!("st{k}"), n))
+                .collect(),
+            line: None,
+        })
+        .collect();
+    let named = Named {
+        id: "status-chart",
+        title: &title,
+        desc: &desc,
+    };
+    plot::svg(&named, 180.0, &columns)
+}
+
+/// `valid 2, not recorded 1`: the counts that are not zero.
+fn named_counts(counts: &[u64; STATUS_COLUMNS]) -> String {
+    let named: Vec<String> = status_names()
+        .iter()
+        .zip(counts)
+        .filter(|(_, n)| **n > 0)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    if named.is_empty() {
+        "none verified".to_owned()
+    } else {
+        named.join(", ")
     }
-    s.push_str("</svg>");
-    s
 }
 
 #[cfg(test)]
@@ -244,22 +260,12 @@ mod tests {
         assert_eq!((d[0].day, d[0].created), (9, 0));
         assert_eq!(d[1].created, 5);
         assert_eq!(d[1].verified, [0, 0, 0, 0, 0, 0, 2]);
+        assert_eq!(d[1].status, [0; STATUS_COUNT]);
         assert_eq!(d[2].expired, 3);
         assert_eq!(
             d[1].summary(),
             "1970-01-11: 5 created, 2 verified (sandbox 2), 0 expired"
         );
-    }
-
-    #[test]
-    fn grid_steps_are_round_numbers() {
-        assert_eq!(grid_step(0), 1);
-        assert_eq!(grid_step(4), 1);
-        assert_eq!(grid_step(7), 2);
-        assert_eq!(grid_step(40), 10);
-        assert_eq!(grid_step(41), 20);
-        assert_eq!(grid_step(4001), 2000);
-        assert!(grid_step(u64::MAX) >= u64::MAX / 4);
     }
 
     #[test]
@@ -276,5 +282,34 @@ mod tests {
         assert!(svg.contains(">40</text>"), "the axis reaches 40: {svg}");
         assert!(!svg.contains("style="), "inline styles would break the CSP");
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn verified_invites_are_split_by_recorded_status_and_the_rest_is_not_recorded() {
+        let status = |s, n| tally(3, TallyEvent::CredentialStatus(s), n);
+        let t = [
+            tally(3, TallyEvent::Verified(VerifyMethod::EU_AV), 4),
+            tally(3, TallyEvent::Verified(VerifyMethod::Verifier), 2),
+            status(CredentialStatus::Valid, 2),
+            status(CredentialStatus::Unchecked, 1),
+            status(CredentialStatus::None, 1),
+        ];
+        let d = &days(&t, 3..4)[0];
+        assert_eq!(d.by_status(), [2, 0, 1, 1, 2]);
+        assert_eq!(
+            d.status_summary(),
+            "1970-01-04: 6 verified (valid 2, unchecked 1, none 1, not recorded 2)"
+        );
+        let svg = status_svg(&days(&t, 0..30));
+        assert_eq!(svg.matches("<title>").count(), 30);
+        assert!(
+            svg.contains("<title>1970-01-01: 0 verified</title>"),
+            "{svg}"
+        );
+        assert!(svg.contains("In all: valid 2, unchecked 1, none 1, not recorded 2."));
+        for class in ["st1", "st3", "st4", "st5"] {
+            assert!(svg.contains(&format!("class=\"{class}\"")), "{class}");
+        }
+        assert!(!svg.contains("class=\"st2\"") && !svg.contains("style="));
     }
 }

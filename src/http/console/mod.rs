@@ -9,6 +9,7 @@ mod anchors;
 pub mod chart;
 mod invites;
 mod overview;
+mod plot;
 mod session;
 mod sites;
 

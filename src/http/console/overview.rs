@@ -1,4 +1,5 @@
-//! The overview: invites per day for the last 30 days, and the webhook backlog.
+//! The overview: invites per day for the last 30 days (and the verified ones by
+//! credential status), and the webhook backlog.
 
 use askama::Template;
 use axum::extract::{Query, State};
@@ -18,9 +19,12 @@ pub const DAYS: i64 = 30;
 struct OverviewPage {
     layout: Layout,
     chart: String,
-    /// Newest first, for the table.
+    /// Verified invites by credential status.
+    status_chart: String,
+    /// Newest first, for the tables.
     days: Vec<DayCounts>,
     methods: Vec<&'static str>,
+    statuses: [&'static str; chart::STATUS_COLUMNS],
     created: u64,
     verified: u64,
     expired: u64,
@@ -43,11 +47,13 @@ pub async fn show(
     let html = OverviewPage {
         layout: operator.layout(query.notice.as_deref()),
         chart: chart::svg(&days),
+        status_chart: chart::status_svg(&days),
         created: days.iter().map(|d| d.created).sum(),
         verified: days.iter().map(DayCounts::verified_total).sum(),
         expired: days.iter().map(|d| d.expired).sum(),
         days: days.into_iter().rev().collect(),
         methods: chart::methods().iter().map(|m| m.as_str()).collect(),
+        statuses: chart::status_names(),
         backlog,
         sites,
     }

@@ -122,13 +122,18 @@ pub async fn write_verified(
         tx,
         "UPDATE invites
          SET status = 'verified', verified_at = $2, verified_method = $3, settled_at = $2,
-             receipt = $4
+             receipt = $4, credential_status = $5
          WHERE invite_id = $1",
         &[
             &record.id.as_str(),
             &now,
             &record.method.map(|m| m.as_str()),
             &receipt,
+            // Counted by the tally trigger (migration 14), as the receipt records it.
+            &evidence
+                .presented
+                .as_ref()
+                .map(|p| p.credential_status.as_str()),
         ],
     )
     .await?;

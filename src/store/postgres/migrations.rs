@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0011_zk.sql"),
     include_str!("migrations/0012_trust_lists.sql"),
     include_str!("migrations/0013_status_lists.sql"),
+    include_str!("migrations/0014_credential_status_tallies.sql"),
 ];
 
 /// Names the lock in PostgreSQL's one advisory-lock space ("agegate" in ASCII, + 1).

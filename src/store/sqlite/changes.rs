@@ -103,6 +103,13 @@ pub fn write_verified(
             at: now,
         });
     }
+    // What the receipt records of the credential's status, counted on the same day.
+    if let Some(presented) = &evidence.presented {
+        tx.note(Changed {
+            event: TallyEvent::CredentialStatus(presented.credential_status),
+            at: now,
+        });
+    }
     record_event(
         tx,
         record.site_id,

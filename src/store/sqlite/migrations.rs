@@ -27,14 +27,37 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0016_zk.sql"),
     include_str!("migrations/0017_trust_lists.sql"),
     include_str!("migrations/0018_status_lists.sql"),
+    include_str!("migrations/0019_credential_status_tallies.sql"),
 ];
 
 pub fn apply(conn: &mut Connection) -> StoreResult<()> {
     // A no-op inside a transaction, so before it; back on whatever happened.
+    receipt_status_function(conn)?;
     conn.pragma_update(None, "foreign_keys", false)?;
     let applied = apply_in_transaction(conn);
     conn.pragma_update(None, "foreign_keys", true)?;
+    conn.remove_function("agegate_receipt_credential_status", 1)?;
     applied
+}
+
+/// `agegate_receipt_credential_status(receipt)`: what a stored receipt records of its
+/// credential's status, or NULL (migration 19 counts existing verifications by it).
+/// SQLite has no base64, so the receipt is read by the code that wrote it.
+fn receipt_status_function(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    conn.create_scalar_function(
+        "agegate_receipt_credential_status",
+        1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_DIRECTONLY,
+        |ctx| {
+            let receipt = ctx.get_raw(0).as_str().ok();
+            Ok(receipt
+                .and_then(crate::receipt::recorded_status)
+                .map(|s| s.as_str()))
+        },
+    )
 }
 
 fn apply_in_transaction(conn: &mut Connection) -> StoreResult<()> {
