@@ -5,7 +5,8 @@ use crate::helpers::{run_cli, spawn_app_with, SiteOptions, TestApp, TestDb, Test
 use crate::receiver::TestReceiver;
 use agegate::clock::Clock;
 use agegate::config::Settings;
-use agegate::domain::{InviteId, SiteId, VerifyMethod};
+use agegate::domain::{CredentialStatus, InviteId, SiteId, VerifyMethod};
+use agegate::receipt::{Evidence, Presented, Transport};
 use agegate::store::{NewInvite, Store};
 use reqwest::header::{HeaderMap, LOCATION, SET_COOKIE};
 use serde_json::json;
@@ -169,18 +170,14 @@ pub async fn seed(app: &TestApp, receiver: &TestReceiver) -> TestSite {
     for day in 0..30i64 {
         let per_day = 60 + (day * 37 % 11) * 12 + day * 2;
         for i in 0..per_day {
-            let evidence = agegate::receipt::Evidence {
-                issuer: app.base.clone(),
-                min_age: 18,
-                presented: None,
-            };
             let now = app.clock.now();
             let id = new_invite(store, busy_id, now + i).await;
             match i % 10 {
                 0..=5 => {
                     let method = methods[(i as usize + day as usize) % 3];
+                    let evidence = evidence(app, method, i as usize);
                     store
-                        .verify_invite(&id, method, evidence.clone(), now + i + 90)
+                        .verify_invite(&id, method, evidence, now + i + 90)
                         .await
                         .unwrap();
                 }
@@ -204,6 +201,28 @@ pub async fn seed(app: &TestApp, receiver: &TestReceiver) -> TestSite {
     assert_eq!(app.verify(&invite).await.status(), 200);
     assert_eq!(receiver.wait_for(1, Duration::from_secs(10)).await.len(), 1);
     shop
+}
+
+/// A wallet verification's evidence records a credential status (each in turn), the
+/// others' none.
+fn evidence(app: &TestApp, method: VerifyMethod, i: usize) -> Evidence {
+    let presented = match method {
+        VerifyMethod::Wallet(kind) => Some(Presented {
+            kind,
+            doc_type: "eu.europa.ec.av.1",
+            issuer_anchor: [7; 32],
+            transport: Transport::OpenId4Vp,
+            nonce: format!("n-{i}"),
+            zk_circuit: None,
+            credential_status: CredentialStatus::ALL[i % CredentialStatus::ALL.len()],
+        }),
+        _ => None,
+    };
+    Evidence {
+        issuer: app.base.clone(),
+        min_age: 18,
+        presented,
+    }
 }
 
 async fn new_invite(store: &dyn Store, site: SiteId, now: i64) -> InviteId {
