@@ -164,27 +164,18 @@ pub fn svg(days: &[DayCounts]) -> String {
         "In all: {created} created, {verified} verified, {expired} expired. The table below \
          the chart lists every day."
     );
-    let columns: Vec<Column> = days
-        .iter()
-        .map(|d| {
-            let verified = d.verified.iter().enumerate();
-            Column {
-                title: d.summary(),
-                label: d.date()[5..].to_owned(),
-                stack: verified
-                    .map(|(k, n)| (format!("s{}", k + 1), *n))
-                    .chain([("sx".to_owned(), d.expired)])
-                    .collect(),
-                line: Some(d.created),
-            }
-        })
-        .collect();
     let named = Named {
         id: "chart",
         title: &title,
         desc: &desc,
     };
-    plot::svg(&named, 260.0, &columns)
+    draw(&named, 260.0, days, |d| {
+        let verified = d.verified.iter().enumerate();
+        let stack = verified
+            .map(|(k, n)| (format!("s{}", k + 1), *n))
+            .chain([("sx".to_owned(), d.expired)]);
+        (d.summary(), stack.collect(), Some(d.created))
+    })
 }
 
 /// The second chart: per day a column of the verified invites by the credential status
@@ -204,24 +195,38 @@ pub fn status_svg(days: &[DayCounts]) -> String {
         "In all: {}. The table below the chart lists every day.",
         named_counts(&totals)
     );
-    let columns: Vec<Column> = days
-        .iter()
-        .map(|d| Column {
-            title: d.status_summary(),
-            label: d.date()[5..].to_owned(),
-            stack: (1..)
-                .zip(d.by_status())
-                .map(|(k, n)| (format!("st{k}"), n))
-                .collect(),
-            line: None,
-        })
-        .collect();
     let named = Named {
         id: "status-chart",
         title: &title,
         desc: &desc,
     };
-    plot::svg(&named, 180.0, &columns)
+    draw(&named, 180.0, days, |d| {
+        let stack = (1..).zip(d.by_status()).map(|(k, n)| (format!("st{k}"), n));
+        (d.status_summary(), stack.collect(), None)
+    })
+}
+
+/// A chart of a column per day, each day's tooltip, stack and line value as `column`
+/// gives them.
+fn draw(
+    named: &Named<'_>,
+    height: f64,
+    days: &[DayCounts],
+    column: impl Fn(&DayCounts) -> (String, Vec<(String, u64)>, Option<u64>),
+) -> String {
+    let columns: Vec<Column> = days
+        .iter()
+        .map(|d| {
+            let (title, stack, line) = column(d);
+            Column {
+                title,
+                label: d.date()[5..].to_owned(),
+                stack,
+                line,
+            }
+        })
+        .collect();
+    plot::svg(named, height, &columns)
 }
 
 /// `valid 2, not recorded 1`: the counts that are not zero.
