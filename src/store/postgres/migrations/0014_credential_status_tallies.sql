@@ -38,22 +38,21 @@ DROP FUNCTION pg_temp.receipt_credential_status(TEXT);
 
 -- Migration 7's trigger, counting also each change from pending to verified that
 -- records a credential status, by that status, on the same day as its 'verified' row.
+-- One pass over the changed rows: each gives its own row, and a verification with a
+-- status a second one.
 CREATE OR REPLACE FUNCTION invite_tally_settled() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO invite_tallies AS t (day, event, method, shard, n)
-        SELECT day, event, method, pg_backend_pid(), COUNT(*)
-        FROM (SELECT COALESCE(n.settled_at, n.expires_at) / 86400 AS day,
-                     n.status AS event,
-                     CASE n.status WHEN 'verified' THEN COALESCE(n.verified_method, '')
-                                   ELSE '' END AS method
-              FROM changed_new n JOIN changed_old o ON o.invite_id = n.invite_id
-              WHERE o.status = 'pending' AND n.status IN ('verified', 'expired')
-              UNION ALL
-              SELECT COALESCE(n.settled_at, n.expires_at) / 86400, 'credential-status',
-                     n.credential_status
-              FROM changed_new n JOIN changed_old o ON o.invite_id = n.invite_id
-              WHERE o.status = 'pending' AND n.status = 'verified'
-                AND n.credential_status IS NOT NULL) AS changed
+        SELECT COALESCE(n.settled_at, n.expires_at) / 86400, e.event, e.method,
+               pg_backend_pid(), COUNT(*)
+        FROM changed_new n JOIN changed_old o ON o.invite_id = n.invite_id
+        CROSS JOIN LATERAL (VALUES
+            (n.status, CASE n.status WHEN 'verified' THEN COALESCE(n.verified_method, '')
+                                     ELSE '' END),
+            ('credential-status', CASE n.status WHEN 'verified' THEN n.credential_status END)
+        ) AS e (event, method)
+        WHERE o.status = 'pending' AND n.status IN ('verified', 'expired')
+          AND e.method IS NOT NULL
         GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
     ON CONFLICT (day, event, method, shard) DO UPDATE SET n = t.n + EXCLUDED.n;
     RETURN NULL;
