@@ -1,5 +1,5 @@
 -- docs/console.md: the overview also counts verified invites by the credential status
--- their receipts record (docs/credential-status.md). Equal to SQLite's migration 0019:
+-- their receipts record (docs/credential-status.md), as SQLite's migration 0019 does:
 -- `invite_tallies` rows of event 'credential-status' with the status in `method`,
 -- counted on the day the invite's 'verified' row counts it. Only additions, so nodes of
 -- the previous release keep working during a rolling upgrade (their verifications
