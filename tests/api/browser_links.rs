@@ -6,12 +6,14 @@
 //! for people to look at. The page, as sent compressed, stays under 25 KB.
 
 use crate::browser::Chromedriver;
-use crate::by_reference::{link_with_id, Identity, DAY};
+use crate::by_reference::link_with_id;
+use crate::helpers::Identity;
 use crate::helpers::{SiteOptions, T0};
 use crate::webdriver::Session;
 use crate::zk::ZkServer;
 use agegate::domain::Kind;
 use agegate::mdoc::TrustAnchors;
+use agegate::testkit::DAY;
 use agegate::trust::{AnchorSource, Trust, TrustHandle};
 use serde_json::json;
 use std::path::{Path, PathBuf};

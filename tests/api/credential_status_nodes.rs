@@ -12,21 +12,25 @@ use crate::credential_status_helpers::{
     answer_with_status, receipt_status, refused, status_app, status_list, ListServer, Served,
 };
 use crate::dc_api::DcCase;
-use crate::helpers::{spawn_beside, SiteOptions, T0};
+use crate::helpers::{json_output, spawn_beside, trust_show_json, SiteOptions, TestApp, T0};
 use crate::wallet::{DcAnswer, Presentation, TestIssuer};
 
 const REVOKED: &str = "presentation refused: the credential is revoked";
 
+/// A list host serving at `path` `issuer`'s status list with index 1 revoked: the host
+/// (which counts its fetches) and the list's URI.
+async fn revoking_one(issuer: &TestIssuer, path: &str) -> (ListServer, String) {
+    let lists = ListServer::start().await;
+    let uri = lists.uri(path);
+    let signer = issuer.status_signer(T0);
+    lists.serve_body(path, status_list(&uri, &signer, json!({"1": 1}), |_| {}));
+    (lists, uri)
+}
+
 #[tokio::test]
 async fn a_revoked_credential_is_refused_through_the_dc_api_r1_and_r2() {
     let issuer = TestIssuer::new(T0);
-    let signer = issuer.status_signer(T0);
-    let lists = ListServer::start().await;
-    let uri = lists.uri("/sl/dc");
-    lists.serve_body(
-        "/sl/dc",
-        status_list(&uri, &signer, json!({"1": 1}), |_| {}),
-    );
+    let (lists, uri) = revoking_one(&issuer, "/sl/dc").await;
     let app = status_app(&issuer, StatusMode::Check).await;
     let c = DcCase::on(issuer, app, SiteOptions::default()).await;
     let revoked = c.valid().with_status(status_list_ref(1, &uri, None));
@@ -47,21 +51,12 @@ async fn a_revoked_credential_is_refused_through_the_dc_api_r1_and_r2() {
 
 #[tokio::test]
 async fn a_revoked_credential_is_refused_through_a_request_by_reference() {
-    let lists = ListServer::start().await;
-    let uri = lists.uri("/sl/ref");
     let c = crate::by_reference::RefCase::with(|s| s.credential_status = StatusMode::Require).await;
-    let signer = c.issuer.status_signer(T0);
-    lists.serve_body(
-        "/sl/ref",
-        status_list(&uri, &signer, json!({"1": 1}), |_| {}),
-    );
+    let (_lists, uri) = revoking_one(&c.issuer, "/sl/ref").await;
     let resolved = resolve(&c.link(), &wallet_metadata(false, &["A128GCM"]))
         .await
         .expect("the library resolves and verifies the request");
-    let claim = resolved.payload()["dcql_query"]["credentials"][0]["claims"][0]["path"][1]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let claim = resolved.claim();
     let answer = |idx: u64| {
         let p = Presentation::for_claim(&claim, T0).with_status(status_list_ref(idx, &uri, None));
         let t = transcript(&resolved, Some(thumbprint(resolved.jwk())));
@@ -84,16 +79,19 @@ async fn a_revoked_credential_is_refused_through_a_request_by_reference() {
     assert_eq!(receipt_status(&c.app, &c.site, &c.invite_id).await, "valid");
 }
 
+/// Another node on `first`'s database, trusting `issuer` and requiring status checks.
+async fn node_beside(first: &TestApp, issuer: &TestIssuer) -> TestApp {
+    spawn_beside(first, |s| {
+        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
+        s.credential_status = StatusMode::Require;
+    })
+    .await
+}
+
 #[tokio::test]
 async fn two_nodes_share_one_copy_and_a_node_reads_it_while_the_list_host_is_down() {
     let issuer = TestIssuer::new(T0);
-    let signer = issuer.status_signer(T0);
-    let lists = ListServer::start().await;
-    let uri = lists.uri("/sl/shared");
-    lists.serve_body(
-        "/sl/shared",
-        status_list(&uri, &signer, json!({"1": 1}), |_| {}),
-    );
+    let (lists, uri) = revoking_one(&issuer, "/sl/shared").await;
     let first = status_app(&issuer, StatusMode::Require).await;
     // The first node fetches 1000 s before the others' clocks: its copy's ttl (600 s)
     // has run out for them, but not its exp (a day).
@@ -106,20 +104,12 @@ async fn two_nodes_share_one_copy_and_a_node_reads_it_while_the_list_host_is_dow
 
     // A second node on the database finds that copy past its ttl and fetches once; a
     // third then takes the second's copy without fetching.
-    let second = spawn_beside(&first, |s| {
-        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
-        s.credential_status = StatusMode::Require;
-    })
-    .await;
+    let second = node_beside(&first, &issuer).await;
     let (_, _, resp) =
         answer_with_status(&second, &issuer, Some(status_list_ref(1, &uri, None))).await;
     assert_eq!(refused(resp).await, REVOKED);
     assert_eq!(lists.fetches("/sl/shared"), 2);
-    let third = spawn_beside(&first, |s| {
-        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
-        s.credential_status = StatusMode::Require;
-    })
-    .await;
+    let third = node_beside(&first, &issuer).await;
     let (site, id, resp) =
         answer_with_status(&third, &issuer, Some(status_list_ref(2, &uri, None))).await;
     assert_eq!(resp.status(), 200, "{}", resp.text().await.unwrap());
@@ -148,11 +138,7 @@ async fn two_nodes_share_one_copy_and_a_node_reads_it_while_the_list_host_is_dow
         .unwrap();
     copy.fetched_at = T0 - 1000;
     first.store.save_status_list(copy).await.unwrap();
-    let restarted = spawn_beside(&first, |s| {
-        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
-        s.credential_status = StatusMode::Require;
-    })
-    .await;
+    let restarted = node_beside(&first, &issuer).await;
     let (_, _, resp) =
         answer_with_status(&restarted, &issuer, Some(status_list_ref(1, &uri, None))).await;
     assert_eq!(refused(resp).await, REVOKED);
@@ -167,17 +153,7 @@ async fn two_nodes_share_one_copy_and_a_node_reads_it_while_the_list_host_is_dow
     );
 
     // `trust show` lists the copy the nodes share.
-    let out = crate::helpers::agegate()
-        .env("AGEGATE_DATABASE_URL", &first.db_url)
-        .args(["trust", "show", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (shown, _) = json_output(&mut trust_show_json(&first.db_url));
     let listed = &shown["statusLists"];
     assert_eq!(listed.as_array().map(Vec::len), Some(1), "{shown}");
     assert_eq!(listed[0]["form"], "status_list");

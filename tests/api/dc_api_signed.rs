@@ -5,76 +5,28 @@
 //! independently of `agegate::dcapi`. A key and chain that cannot sign stop the server.
 
 use crate::dc_api::DcCase;
-use crate::helpers::{serve_outcome, temp_db, ServerProcess, SiteOptions, T0};
+use crate::helpers::{
+    now, serve_outcome, spawn_signing_app, temp_db, Identity, ServerProcess, SiteOptions, T0,
+};
 use crate::wallet::{
     cbor, cbor_get, cbor_int_key, dc_annex_c_transcript, sha256, sig_structure, untag24, DcAnswer,
     TestIssuer,
 };
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use agegate::testkit::DAY;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use ciborium::Value;
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
 use serde_json::{json, Value as Json};
-use std::path::{Path, PathBuf};
-
-const DAY: i64 = 86_400;
+use std::path::Path;
 
 mod pycose;
 
-/// A verifier's signing identity: a CA and a leaf it issued, valid over `[from, until]`.
-struct Identity {
-    leaf_der: Vec<u8>,
-    ca_der: Vec<u8>,
-    key_pem: String,
-    chain_pem: String,
-}
-
-impl Identity {
-    fn new(from: i64, until: i64) -> Self {
-        let at =
-            |t: i64| rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(t as u64);
-        let ca_key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let mut ca = rcgen::CertificateParams::new(vec![]).unwrap();
-        ca.distinguished_name
-            .push(rcgen::DnType::CommonName, "agegate test reader CA");
-        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca.not_before = at(from - DAY);
-        ca.not_after = at(until + DAY);
-        let ca = ca.self_signed(&ca_key).unwrap();
-        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let mut leaf = rcgen::CertificateParams::new(vec!["age.example".into()]).unwrap();
-        leaf.not_before = at(from);
-        leaf.not_after = at(until);
-        let leaf = leaf.signed_by(&key, &ca, &ca_key).unwrap();
-        Identity {
-            leaf_der: leaf.der().to_vec(),
-            ca_der: ca.der().to_vec(),
-            key_pem: key.serialize_pem(),
-            chain_pem: format!("{}{}", leaf.pem(), ca.pem()),
-        }
-    }
-
-    /// Writes the key and chain into `dir`: (key path, cert path).
-    fn files(&self, dir: &Path) -> (PathBuf, PathBuf) {
-        let (key, cert) = (dir.join("reader-key.pem"), dir.join("reader-chain.pem"));
-        std::fs::write(&key, &self.key_pem).unwrap();
-        std::fs::write(&cert, &self.chain_pem).unwrap();
-        (key, cert)
-    }
-}
-
-/// A signed-mode server at T0 trusting `issuer`, and an invite's page on it.
+/// A signed-mode server at T0 trusting a fresh issuer, and an invite's page on it.
 async fn signed_case(identity: &Identity) -> DcCase {
     let issuer = TestIssuer::new(T0);
-    let dir = tempfile::tempdir().unwrap();
-    let (key, cert) = identity.files(dir.path());
-    let signer = agegate::config::load_dc_api_signer(&key, &cert, T0).expect("a valid identity");
-    let app = crate::helpers::spawn_app_with(|s| {
-        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
-        s.dc_api_signer = Some(signer);
-    })
-    .await;
+    let app = spawn_signing_app(&issuer, identity, |_| {}).await;
     DcCase::on(issuer, app, SiteOptions::default()).await
 }
 
@@ -87,7 +39,7 @@ fn leaf_key(der: &[u8]) -> VerifyingKey {
 
 #[tokio::test]
 async fn signed_r1_is_a_jws_by_the_leaf_with_x5c_an_x509_hash_client_id_and_expected_origins() {
-    let id = Identity::new(T0 - 30 * DAY, T0 + 365 * DAY);
+    let id = Identity::ca_issued(T0 - 30 * DAY, T0 + 365 * DAY);
     let c = signed_case(&id).await;
     let r1 = &c.page.requests()[0];
     assert_eq!(r1["protocol"], "openid4vp-v1-signed");
@@ -102,12 +54,7 @@ async fn signed_r1_is_a_jws_by_the_leaf_with_x5c_an_x509_hash_client_id_and_expe
     let header: Json = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[0]).unwrap()).unwrap();
     assert_eq!(header["alg"], "ES256");
     assert_eq!(header["typ"], "oauth-authz-req+jwt");
-    let x5c: Vec<Vec<u8>> = header["x5c"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| STANDARD.decode(c.as_str().unwrap()).unwrap())
-        .collect();
+    let x5c = crate::helpers::x5c(&header);
     assert_eq!(
         x5c,
         std::slice::from_ref(&id.leaf_der),
@@ -134,7 +81,7 @@ async fn signed_r1_is_a_jws_by_the_leaf_with_x5c_an_x509_hash_client_id_and_expe
 
 #[tokio::test]
 async fn signed_r2_carries_reader_auth_by_the_leaf_over_reader_authentication_bytes() {
-    let id = Identity::new(T0 - 30 * DAY, T0 + 365 * DAY);
+    let id = Identity::ca_issued(T0 - 30 * DAY, T0 + 365 * DAY);
     let c = signed_case(&id).await;
     let r2 = c.page.r2();
     // Signing changes nothing else: version 1.1 with its use cases, as unsigned.
@@ -192,7 +139,7 @@ async fn signed_r2_carries_reader_auth_by_the_leaf_over_reader_authentication_by
 
 #[tokio::test]
 async fn signed_requests_are_answered_and_checked_as_unsigned_ones() {
-    let id = Identity::new(T0 - 30 * DAY, T0 + 365 * DAY);
+    let id = Identity::ca_issued(T0 - 30 * DAY, T0 + 365 * DAY);
     let c = signed_case(&id).await;
     let other_origin = DcAnswer {
         origin: Some("https://evil.example".into()),
@@ -233,13 +180,6 @@ fn serve(extra: &[&std::ffi::OsStr]) -> (bool, String) {
     serve_outcome(&extra, &[("AGEGATE_EU_AV_TRUST_ANCHORS", anchors.path())])
 }
 
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-}
-
 #[test]
 fn a_key_and_chain_that_cannot_sign_stop_the_server_with_one_line_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -249,16 +189,15 @@ fn a_key_and_chain_that_cannot_sign_stop_the_server_with_one_line_naming_the_fil
         path
     };
     let t = now();
-    let good = Identity::new(t - 30 * DAY, t + 365 * DAY);
-    let key = write("key.pem", &good.key_pem);
-    let chain = write("chain.pem", &good.chain_pem);
-    let other = write("other-key.pem", &Identity::new(t - DAY, t + DAY).key_pem);
-    let expired = Identity::new(t - 30 * DAY, t - DAY);
-    let expired_key = write("expired-key.pem", &expired.key_pem);
-    let expired_chain = write("expired-chain.pem", &expired.chain_pem);
-    let future = Identity::new(t + DAY, t + 30 * DAY);
-    let future_key = write("future-key.pem", &future.key_pem);
-    let future_chain = write("future-chain.pem", &future.chain_pem);
+    let good = Identity::ca_issued(t - 30 * DAY, t + 365 * DAY);
+    let (key, chain) = (good.key.clone(), good.cert.clone());
+    // Each identity's files live as long as it does.
+    let other_identity = Identity::ca_issued(t - DAY, t + DAY);
+    let other = other_identity.key.clone();
+    let expired = Identity::ca_issued(t - 30 * DAY, t - DAY);
+    let (expired_key, expired_chain) = (expired.key.clone(), expired.cert.clone());
+    let future = Identity::ca_issued(t + DAY, t + 30 * DAY);
+    let (future_key, future_chain) = (future.key.clone(), future.cert.clone());
     let garbage = write("garbage.pem", "not a PEM file");
     let missing = dir.path().join("missing.pem");
 
@@ -314,7 +253,8 @@ fn a_key_and_chain_that_cannot_sign_stop_the_server_with_one_line_naming_the_fil
 async fn with_a_valid_signing_identity_the_server_starts_and_says_requests_are_signed() {
     let dir = tempfile::tempdir().unwrap();
     let t = now();
-    let (key, cert) = Identity::new(t - DAY, t + 90 * DAY).files(dir.path());
+    let identity = Identity::ca_issued(t - DAY, t + 90 * DAY);
+    let (key, cert) = (&identity.key, &identity.cert);
     let (_db_dir, db) = temp_db();
     let issuer = TestIssuer::new(t);
     let anchors = dir.path().join("anchors.pem");

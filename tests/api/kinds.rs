@@ -6,7 +6,9 @@
 
 use crate::dc_api::{dc_page, post_dc_api};
 use crate::eu_av::{answer, request_on_page};
-use crate::helpers::{assert_error, spawn_app_trusting, SiteOptions, TestApp, TestSite, T0};
+use crate::helpers::{
+    assert_error, gateway_page, spawn_app_trusting, SiteOptions, TestApp, TestSite, T0,
+};
 use crate::receipts::{decode, receipt_of};
 use crate::receiver::TestReceiver;
 use crate::wallet::{
@@ -318,15 +320,7 @@ async fn the_page_names_the_credentials_it_accepts() {
     let app = app_trusting(&issuers, &[&AV, &MDL]).await;
     let site = app.create_site().await;
     let (_, url) = invite(&app, &site).await;
-    let html = app
-        .client
-        .get(&url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = gateway_page(&app.client, &url).await;
     assert!(html.contains("Use a wallet app"), "{html}");
     assert!(
         html.contains("Accepted here: EU Age Verification app; Mobile driving licence (mDL)."),
@@ -335,15 +329,7 @@ async fn the_page_names_the_credentials_it_accepts() {
     let eu_av_only = app_trusting(&issuers, &[&AV]).await;
     let site = eu_av_only.create_site().await;
     let (_, url) = invite(&eu_av_only, &site).await;
-    let html = eu_av_only
-        .client
-        .get(&url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = gateway_page(&eu_av_only.client, &url).await;
     assert!(html.contains("Use the EU Age Verification app"));
     assert!(!html.contains("Accepted here"));
 }

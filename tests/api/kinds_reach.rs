@@ -6,7 +6,7 @@
 use crate::dc_api::{dc_page, post_dc_api};
 use crate::eu_av::{answer, request_on_page};
 use crate::helpers::{
-    agegate, assert_error, gateway_page, spawn_app_trusting, TestApp, TestSite, T0,
+    agegate, assert_error, gateway_page, json_output, spawn_app_trusting, TestApp, TestSite, T0,
 };
 use crate::receipts::{decode, receipt_of};
 use crate::wallet::{
@@ -237,20 +237,13 @@ fn the_anchors_flags_and_envs_turn_google_id_and_photo_id_on_each_from_its_file(
     std::fs::write(&google, &issuers.google.ca_pem).unwrap();
     std::fs::write(&photo, &issuers.photo.ca_pem).unwrap();
     let show = |args: &[&std::ffi::OsStr], env: &[(&str, &std::path::Path)]| -> Value {
-        let out = agegate()
-            .args(["trust", "show", "--json"])
+        let mut show = agegate();
+        show.args(["trust", "show", "--json"])
             .args(args)
             .env_remove("AGEGATE_GOOGLE_ID_TRUST_ANCHORS")
             .env_remove("AGEGATE_PHOTO_ID_TRUST_ANCHORS")
-            .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+            .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())));
+        json_output(&mut show).0
     };
     let by_flags = show(
         &[

@@ -12,7 +12,7 @@ use crate::helpers::{eventually, spawn_on_url_with, trusting, ServerProcess, Tes
 use crate::pg::postgres_backend;
 use crate::pg_pair::PgPair;
 use crate::receiver::TestReceiver;
-use crate::trust_lists::{eu_av_gauge, fingerprint_of_pem, sorted};
+use crate::trust_lists::{eu_av_gauge, lists_a_and_b};
 use crate::trust_refresh::{list, node, ListSource, Reply};
 use crate::wallet::TestIssuer;
 use crate::webhooks::hooked_site;
@@ -99,22 +99,14 @@ async fn the_trust_list_refresh_takes_a_new_list_after_a_failover_and_keeps_it_t
     };
     let source = ListSource::start(list("xmlsec-rsa-filter2-exc.xml")).await;
     let (first, metrics) = node(&db, &source.url);
-    let (a, b, g) = (
-        fingerprint_of_pem("provider-a.pem"),
-        fingerprint_of_pem("provider-b.pem"),
-        fingerprint_of_pem("provider-g-added.pem"),
-    );
-    assert_eq!(
-        eu_av_gauge(&metrics).await,
-        sorted(vec![a.clone(), b.clone()])
-    );
+    let (list_a, list_b) = lists_a_and_b();
+    assert_eq!(eu_av_gauge(&metrics).await, list_a);
 
     pair.kill_primary();
     pair.promote();
     // B (sequence 2) is published after the promotion: the refresh takes it and stores it
     // in the promoted database.
     source.serve(list("xmlsec-rsa-filter2-exc-b.xml"));
-    let list_b = sorted(vec![a, b, g]);
     eventually("B in force", AFTER_PROMOTION, || {
         let (metrics, want) = (metrics.clone(), list_b.clone());
         async move { eu_av_gauge(&metrics).await == want }

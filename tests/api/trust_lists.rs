@@ -5,9 +5,11 @@
 //! list but never an older one. The lists are signed by xmlsec1 (src/trustlist/testdata,
 //! made by scripts/trustlist-fixtures.py). Lists from URLs: tests/api/trust_refresh.rs.
 
-use crate::helpers::{agegate, client, eventually, serve_outcome, temp_db, ServerProcess, TestDb};
+use crate::helpers::{
+    agegate, eventually, json_output, scrape, serve_outcome, succeeded, temp_db, trust_show_json,
+    ServerProcess,
+};
 use crate::wallet::sha256;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -28,6 +30,17 @@ pub fn fingerprint_of_pem(name: &str) -> String {
     sha256(&der).iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The anchors' fingerprints under list A (providers a and b) and under list B (a, b
+/// and g, which B adds), each sorted as [`eu_av_gauge`] gives them.
+pub fn lists_a_and_b() -> (Vec<String>, Vec<String>) {
+    let (a, b, g) = (
+        fingerprint_of_pem("provider-a.pem"),
+        fingerprint_of_pem("provider-b.pem"),
+        fingerprint_of_pem("provider-g-added.pem"),
+    );
+    (sorted(vec![a.clone(), b.clone()]), sorted(vec![a, b, g]))
+}
+
 pub fn list_args(list: impl std::fmt::Display, signer: &str) -> Vec<String> {
     vec![
         "--eu-av-trusted-list".into(),
@@ -42,30 +55,12 @@ pub fn sorted(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// `agegate --database-url DB trust show ...`: lists' last good copies live there.
-fn trust_show(db: &TestDb) -> std::process::Command {
-    let mut cmd = agegate();
-    cmd.arg("--database-url")
-        .arg(&db.url)
-        .args(["trust", "show"]);
-    cmd
-}
-
 #[test]
 fn trust_show_lists_the_recognised_providers_of_the_list_and_the_list_itself() {
     let list = testdata("xmlsec-rsa-filter2-exc.xml");
     let (_db_dir, db) = temp_db();
-    let out = trust_show(&db)
-        .arg("--json")
-        .args(list_args(list.display(), "signer-ca.pem"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (shown, _) =
+        json_output(trust_show_json(&db.url).args(list_args(list.display(), "signer-ca.pem")));
     assert_eq!(shown["kindsOn"], serde_json::json!(["eu-av"]));
     let anchors: Vec<String> = shown["anchors"]
         .as_array()
@@ -164,15 +159,8 @@ fn os_args(args: Vec<String>) -> Vec<std::ffi::OsString> {
 
 /// The eu-av anchors `/metrics`' expiry gauge shows, by fingerprint.
 pub async fn eu_av_gauge(metrics: &str) -> Vec<String> {
-    let text = client()
-        .get(format!("{metrics}/metrics"))
-        .send()
+    let found = scrape(metrics)
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let found = text
         .lines()
         .filter(|l| {
             l.starts_with("agegate_trust_anchor_expiry_seconds{") && l.contains("kind=\"eu-av\"")
@@ -200,20 +188,13 @@ async fn sighup_takes_a_newer_list_and_keeps_it_against_an_older_one() {
     args.extend(["--metrics-listen".into(), metrics_addr.to_string()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let server = ServerProcess::start(&db, &args);
-    let (a, b, g) = (
-        fingerprint_of_pem("provider-a.pem"),
-        fingerprint_of_pem("provider-b.pem"),
-        fingerprint_of_pem("provider-g-added.pem"),
-    );
-    assert_eq!(
-        eu_av_gauge(&metrics).await,
-        sorted(vec![a.clone(), b.clone()])
-    );
+    let (list_a, list_b) = lists_a_and_b();
+    assert_eq!(eu_av_gauge(&metrics).await, list_a);
 
     // List B (sequence 2) adds provider g.
     std::fs::copy(testdata("xmlsec-rsa-filter2-exc-b.xml"), &list).unwrap();
     server.signal("HUP");
-    let want = sorted(vec![a.clone(), b.clone(), g.clone()]);
+    let want = list_b;
     eventually(
         "B's providers are in force",
         Duration::from_secs(10),
@@ -253,23 +234,17 @@ fn trust_show_takes_the_pid_and_mdl_lists_of_trusted_entities_as_their_kinds_anc
         testdata("lote-mdl-es384.jwt"),
     );
     let (_db_dir, db) = temp_db();
-    let out = trust_show(&db)
-        .args(["--json", "--eudi-pid-lote"])
-        .arg(&pid)
-        .arg("--eudi-pid-lote-signer")
-        .arg(testdata("signer-ca.pem"))
-        .arg("--mdl-lote")
-        .arg(&mdl)
-        .arg("--mdl-lote-signer")
-        .arg(testdata("signer-ec384.pem"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (shown, _) = json_output(
+        trust_show_json(&db.url)
+            .arg("--eudi-pid-lote")
+            .arg(&pid)
+            .arg("--eudi-pid-lote-signer")
+            .arg(testdata("signer-ca.pem"))
+            .arg("--mdl-lote")
+            .arg(&mdl)
+            .arg("--mdl-lote-signer")
+            .arg(testdata("signer-ec384.pem")),
     );
-    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(shown["kindsOn"], serde_json::json!(["eudi-pid", "mdl"]));
     let of = |kind: &str| -> Vec<(String, String)> {
         shown["anchors"]
@@ -312,19 +287,13 @@ fn trust_show_takes_the_pid_and_mdl_lists_of_trusted_entities_as_their_kinds_anc
 fn the_statement_names_the_lists_in_force() {
     let list = testdata("xmlsec-rsa-filter2-exc.xml");
     let (_db_dir, db) = temp_db();
-    let out = agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .arg("statement")
-        .args(list_args(list.display(), "signer-ca.pem"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (md, _) = succeeded(
+        agegate()
+            .arg("--database-url")
+            .arg(&db.url)
+            .arg("statement")
+            .args(list_args(list.display(), "signer-ca.pem")),
     );
-    let md = String::from_utf8(out.stdout).unwrap();
     let row = format!(
         "| eu-av-trusted-list | `eu-av` | {} | 1 | 2026-01-01T00:00:00Z | 2099-01-01T00:00:00Z | 2 |",
         list.display()

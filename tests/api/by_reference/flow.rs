@@ -74,16 +74,7 @@ async fn the_request_object_carries_every_claim_and_the_chain_without_its_root()
     let header = &resolved.out["header"];
     assert_eq!(header["alg"], "ES256");
     assert_eq!(header["typ"], "oauth-authz-req+jwt");
-    let x5c: Vec<Vec<u8>> = header["x5c"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            base64::engine::general_purpose::STANDARD
-                .decode(c.as_str().unwrap())
-                .unwrap()
-        })
-        .collect();
+    let x5c = crate::helpers::x5c(header);
     assert_eq!(
         x5c,
         std::slice::from_ref(&c.identity.leaf_der),
@@ -147,16 +138,7 @@ async fn every_fetch_of_a_live_request_gets_the_same_request_and_key_and_a_get_t
         "only the values in common"
     );
     // A reload shows the same link.
-    let html = c
-        .app
-        .client
-        .get(&c.url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = crate::helpers::gateway_page(&c.app.client, &c.url).await;
     assert_eq!(link_with_id(&html, "signed-link").unwrap(), c.link());
     // GET, as the EUDI iOS library fetches.
     let uri = url::Url::parse(&c.link()).unwrap();
@@ -234,8 +216,7 @@ async fn verifier_info_goes_verbatim_into_the_request_object_and_the_dc_api_requ
     let issuer = TestIssuer::new(T0);
     let identity = Identity::ca_issued(T0 - 30 * DAY, T0 + 365 * DAY);
     let signer = identity.signer().with_verifier_info(info.clone());
-    let app = spawn_app_with(|s| {
-        s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
+    let app = crate::helpers::spawn_signing_app(&issuer, &identity, |s| {
         s.dc_api_signer = Some(signer);
     })
     .await;

@@ -11,83 +11,15 @@ mod refusals;
 mod serve;
 mod zk_offer;
 
-use crate::helpers::{spawn_app_with, SiteOptions, TestApp, TestSite, T0};
+use crate::helpers::Identity;
+use crate::helpers::{gateway_page, spawn_signing_app, SiteOptions, TestApp, TestSite, T0};
 use crate::wallet::{html_unescape, sha256, Presentation, TestIssuer};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
-pub const DAY: i64 = 86_400;
-
-/// A verifier's signing identity: a leaf issued by a CA (not self-signed), valid
-/// around `T0`, as PEM files in a directory that lives as long as it.
-pub struct Identity {
-    pub key: PathBuf,
-    pub cert: PathBuf,
-    pub leaf_der: Vec<u8>,
-    pub ca_der: Vec<u8>,
-    _dir: tempfile::TempDir,
-}
-
-impl Identity {
-    /// A leaf that is its own issuer (allowed, with a warning: HAIP wallets refuse it).
-    pub fn self_signed(from: i64, until: i64) -> Self {
-        let at =
-            |t: i64| rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(t as u64);
-        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let mut leaf = rcgen::CertificateParams::new(vec!["age.example".into()]).unwrap();
-        leaf.not_before = at(from);
-        leaf.not_after = at(until);
-        let leaf = leaf.self_signed(&key).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let (key_path, cert_path) = (dir.path().join("key.pem"), dir.path().join("leaf.pem"));
-        std::fs::write(&key_path, key.serialize_pem()).unwrap();
-        std::fs::write(&cert_path, leaf.pem()).unwrap();
-        Identity {
-            key: key_path,
-            cert: cert_path,
-            leaf_der: leaf.der().to_vec(),
-            ca_der: Vec::new(),
-            _dir: dir,
-        }
-    }
-
-    pub fn ca_issued(from: i64, until: i64) -> Self {
-        let at =
-            |t: i64| rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(t as u64);
-        let ca_key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let mut ca = rcgen::CertificateParams::new(vec![]).unwrap();
-        ca.distinguished_name
-            .push(rcgen::DnType::CommonName, "agegate test registrar CA");
-        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca.not_before = at(from - DAY);
-        ca.not_after = at(until + DAY);
-        let ca = ca.self_signed(&ca_key).unwrap();
-        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let mut leaf = rcgen::CertificateParams::new(vec!["age.example".into()]).unwrap();
-        leaf.distinguished_name
-            .push(rcgen::DnType::CommonName, "age.example verifier");
-        leaf.not_before = at(from);
-        leaf.not_after = at(until);
-        let leaf = leaf.signed_by(&key, &ca, &ca_key).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let (key_path, cert_path) = (dir.path().join("key.pem"), dir.path().join("chain.pem"));
-        std::fs::write(&key_path, key.serialize_pem()).unwrap();
-        std::fs::write(&cert_path, format!("{}{}", leaf.pem(), ca.pem())).unwrap();
-        Identity {
-            key: key_path,
-            cert: cert_path,
-            leaf_der: leaf.der().to_vec(),
-            ca_der: ca.der().to_vec(),
-            _dir: dir,
-        }
-    }
-
-    pub fn signer(&self) -> agegate::dcapi::RequestSigner {
-        agegate::config::load_dc_api_signer(&self.key, &self.cert, T0).expect("a valid identity")
-    }
-}
+use agegate::testkit::DAY;
 
 /// A server signing with a CA-issued identity and trusting `issuer` for eu-av; an
 /// invite of a site on it, and its pending page.
@@ -109,13 +41,7 @@ impl RefCase {
     pub async fn with(configure: impl FnOnce(&mut agegate::config::Settings)) -> Self {
         let issuer = TestIssuer::new(T0);
         let identity = Identity::ca_issued(T0 - 30 * DAY, T0 + 365 * DAY);
-        let signer = identity.signer();
-        let app = spawn_app_with(|s| {
-            s.trust = crate::helpers::trusting(agegate::domain::Kind::EU_AV, &issuer.ca_pem);
-            s.dc_api_signer = Some(signer);
-            configure(s);
-        })
-        .await;
+        let app = spawn_signing_app(&issuer, &identity, configure).await;
         Self::on(issuer, identity, app, SiteOptions::default()).await
     }
 
@@ -128,15 +54,7 @@ impl RefCase {
         let site = app.create_site_with(options).await;
         let invite = app.new_invite(&site, None).await;
         let url = invite["url"].as_str().unwrap().to_owned();
-        let html = app
-            .client
-            .get(&url)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let html = gateway_page(&app.client, &url).await;
         RefCase {
             issuer,
             identity,
@@ -200,6 +118,14 @@ impl Resolved {
     /// The request's encryption key, as its `client_metadata.jwks` gives it.
     pub fn jwk(&self) -> &Value {
         &self.payload()["client_metadata"]["jwks"]["keys"][0]
+    }
+
+    /// The claim the first credential query asks for (`age_over_NN`).
+    pub fn claim(&self) -> String {
+        self.payload()["dcql_query"]["credentials"][0]["claims"][0]["path"][1]
+            .as_str()
+            .unwrap()
+            .to_owned()
     }
 
     /// The DCQL credential query ids, in order.
@@ -316,10 +242,7 @@ pub fn plaintext(
 
 /// The valid plaintext for `resolved`: bound to its key's thumbprint.
 pub fn valid_plaintext(issuer: &TestIssuer, resolved: &Resolved) -> String {
-    let claim = resolved.payload()["dcql_query"]["credentials"][0]["claims"][0]["path"][1]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let claim = resolved.claim();
     let t = transcript(resolved, Some(thumbprint(resolved.jwk())));
     plaintext(issuer, resolved, t, &Presentation::for_claim(&claim, T0))
 }

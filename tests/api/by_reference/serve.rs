@@ -3,16 +3,9 @@
 //! line naming the file; `--wallet-links` and `--signed-wallet-scheme` on the page.
 
 use super::*;
-use crate::helpers::serve_outcome;
+use crate::helpers::{now, serve_outcome};
 use std::ffi::OsString;
 use std::path::Path;
-
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-}
 
 /// A server (stopped after its start) signing with `identity` under the flag names
 /// `key_flag`/`cert_flag`, with `extra` flags; whether it started, and its stderr.

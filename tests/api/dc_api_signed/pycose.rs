@@ -2,9 +2,11 @@
 //! through `cryptography`), from the test venv of `scripts/setup.sh`, as receipts are
 //! with jwcrypto (tests/api/receipts.rs).
 
-use super::{signed_case, Identity, DAY};
+use super::signed_case;
+use crate::helpers::Identity;
 use crate::helpers::T0;
 use crate::wallet::{cbor, cbor_get, dc_annex_c_transcript};
+use agegate::testkit::DAY;
 use ciborium::Value;
 
 /// Reads the leaf from x5chain itself, verifies the untagged COSE_Sign1 over the
@@ -32,7 +34,7 @@ fn hex(bytes: &[u8]) -> String {
 
 #[tokio::test]
 async fn reader_auth_verifies_with_pycose_over_reader_authentication_bytes() {
-    let id = Identity::new(T0 - 30 * DAY, T0 + 365 * DAY);
+    let id = Identity::ca_issued(T0 - 30 * DAY, T0 + 365 * DAY);
     let c = signed_case(&id).await;
     let r2 = c.page.r2();
     let doc_request = &cbor_get(&r2.device_request, "docRequests")

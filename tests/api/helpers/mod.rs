@@ -16,10 +16,15 @@ use tokio_util::sync::CancellationToken;
 
 mod raw;
 mod serve;
+mod signing;
 mod wait;
 
 pub use raw::RawConnection;
-pub use serve::{agegate, cli_site, run_cli, serve_outcome, temp_db, ServerProcess, TestDb};
+pub use serve::{
+    agegate, cli_site, json_output, run_cli, serve_outcome, succeeded, temp_db, trust_show_json,
+    ServerProcess, TestDb,
+};
+pub use signing::{spawn_signing_app, x5c, Identity};
 pub use wait::{eventually, poll, poll_blocking, until};
 
 pub const VERIFIER_TOKEN: &str = "test-verifier-token";
@@ -179,17 +184,12 @@ impl TestApp {
 
     /// `/metrics` (the app must have been spawned with `metrics_listen`).
     pub async fn metrics(&self) -> String {
-        let base = self
-            .metrics_base
-            .as_deref()
-            .expect("spawned with metrics_listen");
-        let resp = self
-            .client
-            .get(format!("{base}/metrics"))
-            .send()
-            .await
-            .unwrap();
-        resp.text().await.unwrap()
+        scrape(
+            self.metrics_base
+                .as_deref()
+                .expect("spawned with metrics_listen"),
+        )
+        .await
     }
 
     pub async fn create_site(&self) -> TestSite {
@@ -267,12 +267,7 @@ impl TestApp {
 
     /// The single status record of an invite, asserting success.
     pub async fn status_record(&self, site: &TestSite, invite_id: &str) -> Value {
-        let resp = self.get_invite(site, invite_id).await;
-        assert_eq!(resp.status(), 200);
-        let body: Value = resp.json().await.unwrap();
-        let records = body.as_array().expect("an array");
-        assert_eq!(records.len(), 1);
-        records[0].clone()
+        one_record(self.get_invite(site, invite_id).await).await
     }
 
     pub async fn verify(&self, invite_id: &str) -> reqwest::Response {
@@ -284,6 +279,33 @@ impl TestApp {
             .await
             .unwrap()
     }
+}
+
+/// The one record of a status read's answer (200, an array of one).
+pub async fn one_record(resp: reqwest::Response) -> Value {
+    assert_eq!(resp.status(), 200);
+    let body: Value = resp.json().await.unwrap();
+    let records = body.as_array().expect("an array");
+    assert_eq!(records.len(), 1);
+    records[0].clone()
+}
+
+/// `{base}/metrics`' text: `base` is `http://` and a `--metrics-listen` address.
+pub async fn scrape(base: &str) -> String {
+    let resp = client()
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    resp.text().await.unwrap()
+}
+
+/// The wall clock in Unix seconds, for a server run on it (the binary's).
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
 }
 
 /// Asserts an API error: status, JSON content type, and the exact body.

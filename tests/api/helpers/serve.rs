@@ -66,6 +66,31 @@ pub fn run_cli(db: &TestDb, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `agegate --database-url URL trust show --json`, for more arguments: what a node on
+/// that database would start with.
+pub fn trust_show_json(db_url: &str) -> Command {
+    let mut cmd = agegate();
+    cmd.arg("--database-url")
+        .arg(db_url)
+        .args(["trust", "show", "--json"]);
+    cmd
+}
+
+/// Runs `cmd` to its end and asserts it succeeded (showing its stderr if not): (stdout,
+/// stderr).
+pub fn succeeded(cmd: &mut Command) -> (String, String) {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+    (String::from_utf8(out.stdout).unwrap(), stderr)
+}
+
+/// [`succeeded`], its stdout read as JSON.
+pub fn json_output(cmd: &mut Command) -> (Value, String) {
+    let (stdout, stderr) = succeeded(cmd);
+    (serde_json::from_str(&stdout).unwrap(), stderr)
+}
+
 /// Creates a site through the CLI and returns it.
 pub fn cli_site(db: &TestDb, extra: &[&str]) -> (TestSite, Value) {
     let mut args = vec!["site", "create", "--name", "CLI shop", "--json"];
@@ -189,6 +214,11 @@ impl ServerProcess {
             .send()
             .await
             .unwrap()
+    }
+
+    /// The invite's status record, as [`super::TestApp::status_record`].
+    pub async fn status_record(&self, site: &TestSite, invite_id: &str) -> Value {
+        super::one_record(self.get_invite(site, invite_id).await).await
     }
 
     /// Reports an invite verified to this server (started with `--verifier-token`).

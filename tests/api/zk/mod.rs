@@ -18,11 +18,11 @@ pub use case::{zk_credentials, Transport, ZkCase};
 pub use mint::{Backend, Claim, Job, Minter};
 pub use venv::{python, vectors};
 
-use crate::by_reference::DAY;
 use crate::helpers::{spawn_app_with, TestApp, T0};
 use crate::wallet::{rfc3339, TestIssuer, MDL_DOCTYPE, MDL_NAMESPACE};
 use agegate::domain::Kind;
 use agegate::mdoc::TrustAnchors;
+use agegate::testkit::DAY;
 use agegate::trust::{AnchorSource, Trust, TrustHandle};
 use agegate::zk::{Zk, ZkCircuit, ZkCircuits};
 use std::sync::{Arc, OnceLock};
@@ -86,7 +86,7 @@ impl ZkServer {
         let circuits = tokio::task::spawn_blocking(shared_circuits).await.unwrap();
         // A signing identity, so that the page's link is the by-reference one: the link
         // that carries ZK offers (the by-value link carries none).
-        let identity = crate::by_reference::Identity::ca_issued(T0 - 30 * DAY, T0 + 365 * DAY);
+        let identity = crate::helpers::Identity::ca_issued(T0 - 30 * DAY, T0 + 365 * DAY);
         let signer = identity.signer();
         let app = spawn_app_with(|s| {
             s.trust = trust;
