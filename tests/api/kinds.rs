@@ -1,10 +1,10 @@
 //! docs/kinds.md#credential-kinds through the real server: three kinds of credential, each under its own
 //! anchors; a site's `--accept`; the DCQL query with `credential_sets` only when more
-//! than one kind is asked for; each kind through the link and through the Digital
-//! Credentials API (R1 and R2), with its method in the webhook, the receipt and the
-//! metrics.
+//! than one kind is asked for; each kind through the link, with its method in the
+//! webhook, the receipt and the metrics; the page. Through the Digital Credentials API
+//! (R1 and R2): kinds/dc_api.rs.
 
-use crate::dc_api::{dc_page, post_dc_api};
+use crate::dc_api::post_dc_api;
 use crate::eu_av::{answer, request_on_page};
 use crate::helpers::{
     assert_error, gateway_page, spawn_app_trusting, SiteOptions, TestApp, TestSite, T0,
@@ -12,37 +12,40 @@ use crate::helpers::{
 use crate::receipts::{decode, receipt_of};
 use crate::receiver::TestReceiver;
 use crate::wallet::{
-    DcAnswer, DcWallet as _, Presentation, TestIssuer, AV_DOCTYPE, AV_NAMESPACE, MDL_DOCTYPE,
-    MDL_NAMESPACE, PID_DOCTYPE, PID_NAMESPACE,
+    Presentation, TestIssuer, AV_DOCTYPE, AV_NAMESPACE, MDL_DOCTYPE, MDL_NAMESPACE, PID_DOCTYPE,
+    PID_NAMESPACE,
 };
+use crate::webhooks::hooked_site;
 use agegate::domain::{Accept, Kind};
 use serde_json::{json, Value};
 use std::time::Duration;
 
+mod dc_api;
+
 /// One kind as the test wallet knows it (independently of the server's table).
-struct Doc {
-    kind: Kind,
-    method: &'static str,
-    doc_type: &'static str,
-    namespace: &'static str,
-    dcql_id: &'static str,
+pub(crate) struct Doc {
+    pub kind: Kind,
+    pub method: &'static str,
+    pub doc_type: &'static str,
+    pub namespace: &'static str,
+    pub dcql_id: &'static str,
 }
 
-const AV: Doc = Doc {
+pub(crate) const AV: Doc = Doc {
     kind: Kind::EU_AV,
     method: "eu-av",
     doc_type: AV_DOCTYPE,
     namespace: AV_NAMESPACE,
     dcql_id: "proof_of_age",
 };
-const PID: Doc = Doc {
+pub(crate) const PID: Doc = Doc {
     kind: Kind::EUDI_PID,
     method: "eudi-pid",
     doc_type: PID_DOCTYPE,
     namespace: PID_NAMESPACE,
     dcql_id: "pid",
 };
-const MDL: Doc = Doc {
+pub(crate) const MDL: Doc = Doc {
     kind: Kind::MDL,
     method: "mdl",
     doc_type: MDL_DOCTYPE,
@@ -51,14 +54,14 @@ const MDL: Doc = Doc {
 };
 
 /// An issuer of each kind, each under its own CA.
-struct Issuers {
-    av: TestIssuer,
-    pid: TestIssuer,
-    mdl: TestIssuer,
+pub(crate) struct Issuers {
+    pub av: TestIssuer,
+    pub pid: TestIssuer,
+    pub mdl: TestIssuer,
 }
 
 impl Issuers {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Issuers {
             av: TestIssuer::named("agegate test Proof of Age CA", T0),
             pid: TestIssuer::named("agegate test PID provider CA", T0),
@@ -66,14 +69,14 @@ impl Issuers {
         }
     }
 
-    fn of(&self, doc: &Doc) -> &TestIssuer {
+    pub fn of(&self, doc: &Doc) -> &TestIssuer {
         // In the kinds table's order.
         [&self.av, &self.pid, &self.mdl][doc.kind.index()]
     }
 }
 
 /// A server trusting each listed kind's issuer for that kind only.
-async fn app_trusting(issuers: &Issuers, docs: &[&Doc]) -> TestApp {
+pub(crate) async fn app_trusting(issuers: &Issuers, docs: &[&Doc]) -> TestApp {
     let sources: Vec<(Kind, &str)> = docs
         .iter()
         .map(|doc| (doc.kind, issuers.of(doc).ca_pem.as_str()))
@@ -85,11 +88,16 @@ async fn app_trusting(issuers: &Issuers, docs: &[&Doc]) -> TestApp {
     .await
 }
 
-fn accepting(list: &str) -> Accept {
-    Accept::parse(list).unwrap()
+/// A site accepting the kinds of `list` (as `--accept` takes it).
+pub(crate) async fn site_accepting(app: &TestApp, list: &str) -> TestSite {
+    app.create_site_with(SiteOptions {
+        accept: Accept::parse(list).unwrap(),
+        ..Default::default()
+    })
+    .await
 }
 
-async fn invite(app: &TestApp, site: &TestSite) -> (String, String) {
+pub(crate) async fn invite(app: &TestApp, site: &TestSite) -> (String, String) {
     let invite = app.new_invite(site, Some(json!({"customId": "u-1"}))).await;
     (
         invite["inviteId"].as_str().unwrap().to_owned(),
@@ -97,7 +105,7 @@ async fn invite(app: &TestApp, site: &TestSite) -> (String, String) {
     )
 }
 
-fn ids(dcql: &Value) -> Vec<String> {
+pub(crate) fn ids(dcql: &Value) -> Vec<String> {
     dcql["credentials"]
         .as_array()
         .unwrap()
@@ -125,12 +133,7 @@ async fn the_link_asks_for_every_kind_on_with_credential_sets_only_when_more_tha
         })
     );
     // A site accepting one kind of the three: one credential, no credential_sets.
-    let one = all
-        .create_site_with(SiteOptions {
-            accept: accepting("mdl"),
-            ..Default::default()
-        })
-        .await;
+    let one = site_accepting(&all, "mdl").await;
     let (_, url) = invite(&all, &one).await;
     let req = request_on_page(&all, &url).await;
     assert_eq!(req.dcql_query, json!({"credentials": [credential(&MDL)]}));
@@ -147,12 +150,7 @@ async fn each_kind_verifies_through_the_link_with_its_method_in_the_webhook_and_
     let issuers = Issuers::new();
     let app = app_trusting(&issuers, &[&AV, &PID, &MDL]).await;
     let receiver = TestReceiver::start().await;
-    let site = app
-        .create_site_with(SiteOptions {
-            webhook_url: Some(&receiver.url),
-            ..Default::default()
-        })
-        .await;
+    let site = hooked_site(&app, &receiver).await;
     for (n, doc) in [&AV, &PID, &MDL].into_iter().enumerate() {
         let (id, url) = invite(&app, &site).await;
         let req = request_on_page(&app, &url).await;
@@ -239,12 +237,7 @@ async fn a_driving_licence_signed_under_a_pid_anchor_is_refused() {
 async fn an_answer_of_a_kind_the_site_does_not_accept_is_refused() {
     let issuers = Issuers::new();
     let app = app_trusting(&issuers, &[&AV, &MDL]).await;
-    let site = app
-        .create_site_with(SiteOptions {
-            accept: accepting("eu-av"),
-            ..Default::default()
-        })
-        .await;
+    let site = site_accepting(&app, "eu-av").await;
     let (id, url) = invite(&app, &site).await;
     let req = request_on_page(&app, &url).await;
     assert_eq!(ids(&req.dcql_query), ["proof_of_age"]);
@@ -271,12 +264,7 @@ async fn an_answer_of_a_kind_the_site_does_not_accept_is_refused() {
 async fn a_site_that_accepts_nothing_the_server_has_on_gets_the_plain_page() {
     let issuers = Issuers::new();
     let app = app_trusting(&issuers, &[&AV]).await;
-    let site = app
-        .create_site_with(SiteOptions {
-            accept: accepting("mdl,eudi-pid"),
-            ..Default::default()
-        })
-        .await;
+    let site = site_accepting(&app, "mdl,eudi-pid").await;
     let (id, url) = invite(&app, &site).await;
     let resp = app.client.get(&url).send().await.unwrap();
     assert_eq!(resp.status(), 200);
@@ -332,106 +320,4 @@ async fn the_page_names_the_credentials_it_accepts() {
     let html = gateway_page(&eu_av_only.client, &url).await;
     assert!(html.contains("Use the EU Age Verification app"));
     assert!(!html.contains("Accepted here"));
-}
-
-#[tokio::test]
-async fn the_dc_api_requests_carry_every_kind_and_each_kind_verifies_through_r1_and_r2() {
-    let issuers = Issuers::new();
-    let app = app_trusting(&issuers, &[&AV, &PID, &MDL]).await;
-    let receiver = TestReceiver::start().await;
-    let site = app
-        .create_site_with(SiteOptions {
-            webhook_url: Some(&receiver.url),
-            ..Default::default()
-        })
-        .await;
-    let (_, url) = invite(&app, &site).await;
-    let page = dc_page(&app, &url).await;
-    let r1 = page.r1();
-    assert_eq!(
-        ids(&r1.params["dcql_query"]),
-        ["proof_of_age", "pid", "mdl"]
-    );
-    assert_eq!(
-        r1.params["dcql_query"]["credential_sets"],
-        json!([{"options": [["proof_of_age"], ["pid"], ["mdl"]]}])
-    );
-    assert_eq!(page.r2().doc_types, [AV_DOCTYPE, PID_DOCTYPE, MDL_DOCTYPE]);
-
-    let mut sent = 0;
-    for doc in [&AV, &PID, &MDL] {
-        for protocol in ["r1", "r2"] {
-            let (id, url) = invite(&app, &site).await;
-            let page = dc_page(&app, &url).await;
-            let claim = page.r1().requested_claim;
-            let p = Presentation::for_claim(&claim, T0).of_doc(doc.doc_type, doc.namespace);
-            let issuer = issuers.of(doc);
-            let data = match protocol {
-                "r1" => issuer.dc_openid4vp_data(&page.r1(), &app.base, &p, &DcAnswer::default()),
-                _ => issuer.dc_annex_c_data(&page.r2(), &app.base, &p, &DcAnswer::default()),
-            };
-            let wire = match protocol {
-                "r1" => page.r1().protocol,
-                _ => "org-iso-mdoc".to_owned(),
-            };
-            let body = json!({"state": page.state, "protocol": wire, "data": data});
-            let resp = post_dc_api(&app, &url, &body).await;
-            assert_eq!(
-                resp.status(),
-                200,
-                "{} {protocol}: {}",
-                doc.method,
-                resp.text().await.unwrap()
-            );
-            sent += 1;
-            let got = receiver.wait_for(sent, Duration::from_secs(5)).await;
-            let hook = got[sent - 1].json();
-            assert_eq!(hook["data"]["inviteId"], id.as_str());
-            assert_eq!(hook["data"]["method"], doc.method, "{protocol}");
-            let (_, payload) = decode(&receipt_of(&app, &site, &id).await);
-            assert_eq!(
-                (payload["docType"].as_str(), payload["transport"].as_str()),
-                (Some(doc.doc_type), Some("dc-api"))
-            );
-        }
-    }
-}
-
-#[tokio::test]
-async fn through_the_dc_api_a_licence_under_the_wrong_anchor_or_kind_is_refused() {
-    let issuers = Issuers::new();
-    let app = app_trusting(&issuers, &[&PID, &MDL]).await;
-    let site = app
-        .create_site_with(SiteOptions {
-            accept: accepting("mdl"),
-            ..Default::default()
-        })
-        .await;
-    let (id, url) = invite(&app, &site).await;
-    let page = dc_page(&app, &url).await;
-    assert_eq!(page.r2().doc_types, [MDL_DOCTYPE]);
-    let claim = page.r1().requested_claim;
-    let licence = Presentation::for_claim(&claim, T0).of_doc(MDL_DOCTYPE, MDL_NAMESPACE);
-    // R2: a licence from the PID provider's CA.
-    let data = issuers
-        .pid
-        .dc_annex_c_data(&page.r2(), &app.base, &licence, &DcAnswer::default());
-    let body = json!({"state": page.state, "protocol": "org-iso-mdoc", "data": data});
-    let err = assert_error(post_dc_api(&app, &url, &body).await, 400, 40010).await;
-    assert_eq!(
-        err["message"],
-        "presentation refused: issuer is not trusted"
-    );
-    // R1: a PID, which the site does not accept, sent as `pid`.
-    let pid = Presentation::for_claim(&claim, T0).of_doc(PID_DOCTYPE, PID_NAMESPACE);
-    let answer = DcAnswer {
-        credential_id: Some("pid".into()),
-        ..Default::default()
-    };
-    let data = issuers
-        .pid
-        .dc_openid4vp_data(&page.r1(), &app.base, &pid, &answer);
-    let body = json!({"state": page.state, "protocol": page.r1().protocol, "data": data});
-    assert_error(post_dc_api(&app, &url, &body).await, 400, 40024).await;
-    assert_eq!(app.status_record(&site, &id).await["status"], "pending");
 }

@@ -11,6 +11,7 @@
 
 #![allow(dead_code)]
 
+mod dc_answer;
 mod dc_api;
 mod dc_tests;
 mod request;
@@ -26,11 +27,11 @@ pub use agegate::testkit::{
     MDL_DOCTYPE, MDL_NAMESPACE, PHOTO_ID_DOCTYPE, PHOTO_ID_DRAFT_DOCTYPE, PHOTO_ID_NAMESPACE,
     PID_DOCTYPE, PID_NAMESPACE,
 };
-pub use dc_api::{
-    annex_c_response, dc_annex_c_transcript, dc_openid4vp_transcript, get as cbor_get, hpke_data,
-    int_key as cbor_int_key, jwe_data, jwe_for_jwk, jwk_thumbprint, untag24, DcAnswer, DcApiPage,
-    DcWallet,
+pub use dc_answer::{
+    annex_c_response, dc_annex_c_transcript, dc_openid4vp_transcript, hpke_data, jwe_data,
+    jwe_for_jwk, jwk_thumbprint, DcAnswer, DcWallet,
 };
+pub use dc_api::{get as cbor_get, int_key as cbor_int_key, untag24, DcApiPage};
 pub use request::{credential_queries, html_unescape, AuthorizationRequest, CredentialQuery};
 
 impl agegate::testkit::Request for AuthorizationRequest {
