@@ -13,8 +13,8 @@ use crate::domain::{invite, CustomId, IdempotentRequest, InviteId, SiteId, Verif
 use crate::metrics::Metrics;
 use crate::receipt::Evidence;
 use crate::store::{
-    CancelOutcome, ConsoleStore, CreateOutcome, EventRecord, InviteDetail, InvitePage,
-    InviteRecord, InviteStore, NewInvite, Outbox, ReceiptLookup, StoreError, VerifyOutcome,
+    CancelOutcome, CreateOutcome, EventRecord, InviteDetail, InvitePage, InviteRecord, NewInvite,
+    ReceiptLookup, StoreError, VerifyOutcome,
 };
 
 /// Why an invite operation did not happen.
@@ -45,36 +45,6 @@ pub enum Created {
     New { id: InviteId, expires_at: UnixTime },
     /// The invite an earlier create with the same key and body made; nothing new.
     Replayed(InviteRecord),
-}
-
-/// Creates an invite of `site` (docs/api.md#creating-and-reading-an-invite): its id from the clock's
-/// milliseconds and fresh randomness, expiring 24 hours after. With `key`, a repeat of an
-/// earlier create answers that create's invite. The API's hottest write: nothing here
-/// but the id, the times and the store's one call.
-pub async fn create_invite(
-    store: &dyn InviteStore,
-    clock: &dyn Clock,
-    site: SiteId,
-    custom_id: Option<CustomId>,
-    key: Option<IdempotentRequest>,
-) -> Result<Created, InviteError> {
-    // One reading of the clock for both, so the id's order and `created` agree.
-    let now_millis = clock.now_millis();
-    let now = now_millis.seconds();
-    let id = InviteId::generate(now_millis.get());
-    let expires_at = invite::expires_at(now);
-    let new = NewInvite {
-        id: id.clone(),
-        site_id: site,
-        custom_id,
-        created_at: now,
-        expires_at,
-    };
-    match store.create_invite(new, key).await? {
-        CreateOutcome::Created => Ok(Created::New { id, expires_at }),
-        CreateOutcome::Replayed(first) => Ok(Created::Replayed(first)),
-        CreateOutcome::KeyConflict => Err(InviteError::KeyReused),
-    }
 }
 
 /// What marking an invite verified did.
@@ -154,74 +124,6 @@ pub enum Cancelled {
     AlreadyExpired(InviteRecord),
 }
 
-/// A pending invite expires now, with its `invite.expired` event (the webhook worker is
-/// woken for it); an expired one stays; a verified one is refused.
-pub async fn cancel_invite(
-    store: &dyn InviteStore,
-    clock: &dyn Clock,
-    deliveries: &Notify,
-    site: SiteId,
-    id: &InviteId,
-) -> Result<Cancelled, InviteError> {
-    match store.cancel_invite(site, id, clock.now()).await? {
-        CancelOutcome::NotFound => Err(InviteError::NoSuchInvite),
-        CancelOutcome::Verified => Err(InviteError::Verified),
-        CancelOutcome::Cancelled(record) => {
-            deliveries.notify_one();
-            Ok(Cancelled::Now(record))
-        }
-        CancelOutcome::AlreadyExpired(record) => Ok(Cancelled::AlreadyExpired(record)),
-    }
-}
-
-/// Erases the invite and everything stored about it.
-pub async fn erase_invite(
-    store: &dyn InviteStore,
-    site: SiteId,
-    id: &InviteId,
-) -> Result<(), InviteError> {
-    if !store.erase_invite(site, id).await? {
-        return Err(InviteError::NoSuchInvite);
-    }
-    Ok(())
-}
-
-/// Queues an event for delivery again with a fresh retry schedule, waking this process's
-/// webhook worker if it has one (another process's finds it within a few seconds).
-pub async fn redeliver(
-    store: &(impl Outbox + ?Sized),
-    clock: &dyn Clock,
-    deliveries: Option<&Notify>,
-    event: &EventId,
-) -> Result<(), InviteError> {
-    if !store.redeliver(event, clock.now_millis()).await? {
-        return Err(InviteError::NoSuchEvent(event.clone()));
-    }
-    if let Some(deliveries) = deliveries {
-        deliveries.notify_one();
-    }
-    Ok(())
-}
-
-/// [`redeliver`], for an event of this invite of this site only.
-pub async fn redeliver_invite_event<S>(
-    store: &S,
-    clock: &dyn Clock,
-    deliveries: &Notify,
-    site: SiteId,
-    invite: &InviteId,
-    event: &EventId,
-) -> Result<(), InviteError>
-where
-    S: ConsoleStore + Outbox + ?Sized,
-{
-    let events = store.invite_events(site, invite).await?;
-    if !events.iter().any(|e| &e.event_id == event) {
-        return Err(InviteError::NoSuchEvent(event.clone()));
-    }
-    redeliver(store, clock, Some(deliveries), event).await
-}
-
 /// An invite's life and its reads as the edges reach them. Every call names the site the
 /// edge vouched for (the API's credentials, the console's path), and every read is of
 /// that site's invites only: a site never sees another's.
@@ -242,21 +144,33 @@ pub struct Detail {
 }
 
 impl Invites<'_> {
-    /// [`create_invite`].
+    /// Creates an invite of `site` (docs/api.md#creating-and-reading-an-invite): its id
+    /// from the clock's milliseconds and fresh randomness, expiring 24 hours after. With
+    /// `key`, a repeat of an earlier create answers that create's invite. The API's
+    /// hottest write: nothing here but the id, the times and the store's one call.
     pub async fn create(
         &self,
         site: SiteId,
         custom_id: Option<CustomId>,
         key: Option<IdempotentRequest>,
     ) -> Result<Created, InviteError> {
-        create_invite(
-            self.0.store.as_ref(),
-            self.0.clock.as_ref(),
-            site,
+        // One reading of the clock for both, so the id's order and `created` agree.
+        let now_millis = self.0.clock.now_millis();
+        let now = now_millis.seconds();
+        let id = InviteId::generate(now_millis.get());
+        let expires_at = invite::expires_at(now);
+        let new = NewInvite {
+            id: id.clone(),
+            site_id: site,
             custom_id,
-            key,
-        )
-        .await
+            created_at: now,
+            expires_at,
+        };
+        match self.0.store.create_invite(new, key).await? {
+            CreateOutcome::Created => Ok(Created::New { id, expires_at }),
+            CreateOutcome::Replayed(first) => Ok(Created::Replayed(first)),
+            CreateOutcome::KeyConflict => Err(InviteError::KeyReused),
+        }
     }
 
     /// One page of the site's invites, newest first, as `query` asks at `now`.
@@ -288,53 +202,56 @@ impl Invites<'_> {
         }))
     }
 
-    /// [`cancel_invite`].
+    /// A pending invite expires now, with its `invite.expired` event (the webhook worker
+    /// is woken for it); an expired one stays; a verified one is refused.
     pub async fn cancel(&self, site: SiteId, id: &InviteId) -> Result<Cancelled, InviteError> {
-        let services = self.0;
-        cancel_invite(
-            services.store.as_ref(),
-            services.clock.as_ref(),
-            &services.deliveries,
-            site,
-            id,
-        )
-        .await
+        let now = self.0.clock.now();
+        match self.0.store.cancel_invite(site, id, now).await? {
+            CancelOutcome::NotFound => Err(InviteError::NoSuchInvite),
+            CancelOutcome::Verified => Err(InviteError::Verified),
+            CancelOutcome::Cancelled(record) => {
+                self.0.deliveries.notify_one();
+                Ok(Cancelled::Now(record))
+            }
+            CancelOutcome::AlreadyExpired(record) => Ok(Cancelled::AlreadyExpired(record)),
+        }
     }
 
-    /// [`erase_invite`].
+    /// Erases the invite and everything stored about it.
     pub async fn erase(&self, site: SiteId, id: &InviteId) -> Result<(), InviteError> {
-        erase_invite(self.0.store.as_ref(), site, id).await
+        if !self.0.store.erase_invite(site, id).await? {
+            return Err(InviteError::NoSuchInvite);
+        }
+        Ok(())
     }
 
-    /// [`redeliver`], any site's event (the operator's command line).
+    /// Queues any site's event for delivery again with a fresh retry schedule (the
+    /// operator's command line), waking this process's webhook worker if it has one
+    /// (another process's finds it within a few seconds).
     pub async fn redeliver(&self, event: &EventId) -> Result<(), InviteError> {
-        let services = self.0;
-        let deliveries = Some(services.deliveries.as_ref());
-        redeliver(
-            services.store.as_ref(),
-            services.clock.as_ref(),
-            deliveries,
-            event,
-        )
-        .await
+        if !self
+            .0
+            .store
+            .redeliver(event, self.0.clock.now_millis())
+            .await?
+        {
+            return Err(InviteError::NoSuchEvent(event.clone()));
+        }
+        self.0.deliveries.notify_one();
+        Ok(())
     }
 
-    /// [`redeliver_invite_event`].
+    /// [`Invites::redeliver`], for an event of this invite of this site only.
     pub async fn redeliver_event(
         &self,
         site: SiteId,
         invite: &InviteId,
         event: &EventId,
     ) -> Result<(), InviteError> {
-        let services = self.0;
-        redeliver_invite_event(
-            services.store.as_ref(),
-            services.clock.as_ref(),
-            &services.deliveries,
-            site,
-            invite,
-            event,
-        )
-        .await
+        let events = self.0.store.invite_events(site, invite).await?;
+        if !events.iter().any(|e| &e.event_id == event) {
+            return Err(InviteError::NoSuchEvent(event.clone()));
+        }
+        self.redeliver(event).await
     }
 }
