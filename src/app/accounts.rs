@@ -3,9 +3,8 @@
 use serde::Serialize;
 
 use super::Services;
-use crate::clock::Clock;
 use crate::domain::console::{ConsolePassword, ConsoleUsername, PasswordHashError};
-use crate::store::{ConsoleStore, NewConsoleUser, StoreError};
+use crate::store::{NewConsoleUser, StoreError};
 
 /// Why an account operation did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -27,48 +26,6 @@ pub struct CreatedUser {
     pub password: String,
 }
 
-/// Creates a console account with a generated password.
-pub async fn create_user(
-    store: &dyn ConsoleStore,
-    clock: &dyn Clock,
-    name: ConsoleUsername,
-) -> Result<CreatedUser, AccountError> {
-    // Argon2 is slow on purpose; keep it off the async workers.
-    let (password, hashed) = tokio::task::spawn_blocking(|| {
-        let password = ConsolePassword::generate();
-        let hashed = password.hash();
-        (password, hashed)
-    })
-    .await
-    .map_err(|e| PasswordHashError(e.to_string()))?;
-    let created = store
-        .create_console_user(NewConsoleUser {
-            username: name.clone(),
-            password_hash: hashed?,
-            created_at: clock.now(),
-        })
-        .await?;
-    if !created {
-        return Err(AccountError::Exists(name));
-    }
-    Ok(CreatedUser {
-        username: name.as_str().to_owned(),
-        password: password.expose().to_owned(),
-    })
-}
-
-/// Deletes an account; every node reads sessions from the database on each request, so
-/// its sessions end at once.
-pub async fn delete_user(
-    store: &dyn ConsoleStore,
-    name: &ConsoleUsername,
-) -> Result<(), AccountError> {
-    if !store.delete_console_user(name).await? {
-        return Err(AccountError::NoSuchUser(name.clone()));
-    }
-    Ok(())
-}
-
 /// The console's accounts, as the command line reaches them.
 pub struct Accounts<'a>(&'a Services);
 
@@ -79,13 +36,40 @@ impl Services {
 }
 
 impl Accounts<'_> {
-    /// [`create_user`].
+    /// Creates a console account with a generated password.
     pub async fn create(&self, name: ConsoleUsername) -> Result<CreatedUser, AccountError> {
-        create_user(self.0.store.as_ref(), self.0.clock.as_ref(), name).await
+        // Argon2 is slow on purpose; keep it off the async workers.
+        let (password, hashed) = tokio::task::spawn_blocking(|| {
+            let password = ConsolePassword::generate();
+            let hashed = password.hash();
+            (password, hashed)
+        })
+        .await
+        .map_err(|e| PasswordHashError(e.to_string()))?;
+        let created = self
+            .0
+            .store
+            .create_console_user(NewConsoleUser {
+                username: name.clone(),
+                password_hash: hashed?,
+                created_at: self.0.clock.now(),
+            })
+            .await?;
+        if !created {
+            return Err(AccountError::Exists(name));
+        }
+        Ok(CreatedUser {
+            username: name.as_str().to_owned(),
+            password: password.expose().to_owned(),
+        })
     }
 
-    /// [`delete_user`].
+    /// Deletes an account; every node reads sessions from the database on each request, so
+    /// its sessions end at once.
     pub async fn delete(&self, name: &ConsoleUsername) -> Result<(), AccountError> {
-        delete_user(self.0.store.as_ref(), name).await
+        if !self.0.store.delete_console_user(name).await? {
+            return Err(AccountError::NoSuchUser(name.clone()));
+        }
+        Ok(())
     }
 }

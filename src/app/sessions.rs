@@ -5,9 +5,8 @@
 //! them. The console's HTTP edge keeps the cookie, the CSRF check and the pages.
 
 use super::Services;
-use crate::clock::Clock;
 use crate::domain::console::{ConsoleUsername, PasswordHash, SessionId, SESSION_LIFETIME_SECS};
-use crate::store::{ConsoleStore, NewSession, StoreError};
+use crate::store::{NewSession, StoreError};
 
 /// Why a sign-in did not start a session.
 #[derive(Debug, thiserror::Error)]
@@ -33,76 +32,6 @@ pub struct Started {
     pub username: ConsoleUsername,
 }
 
-/// Signs `typed` in with `password` from `address`: throttled after five failures in a
-/// row for one name and address, a failure counted, success ending the streak and
-/// starting a session of [`SESSION_LIFETIME_SECS`].
-pub async fn sign_in(
-    store: &dyn ConsoleStore,
-    clock: &dyn Clock,
-    typed: &str,
-    password: String,
-    address: &str,
-) -> Result<Started, SignInError> {
-    let now = clock.now();
-    let name = ConsoleUsername::parse(typed).ok();
-    if let Some(name) = &name {
-        let failures = store.sign_in_failures(name, address).await?;
-        if let Some(wait) = failures.and_then(|f| f.locked_for(now)) {
-            return Err(SignInError::Throttled { wait });
-        }
-    }
-    let hash = match &name {
-        Some(name) => store.console_user(name).await?.map(|u| u.password_hash),
-        None => None,
-    };
-    // Argon2 is slow on purpose: off the async workers.
-    let matches = tokio::task::spawn_blocking(move || match &hash {
-        Some(hash) => hash.verify(&password),
-        None => {
-            PasswordHash::decoy().verify(&password);
-            false
-        }
-    })
-    .await
-    .map_err(|e| SignInError::Internal(e.to_string()))?;
-    let Some(name) = name.filter(|_| matches) else {
-        if let Ok(name) = ConsoleUsername::parse(typed) {
-            store.record_sign_in_failure(&name, address, now).await?;
-        }
-        // The typed name stays out of the log: people type passwords there by mistake.
-        tracing::info!(client = %address, "console sign-in refused");
-        return Err(SignInError::Refused);
-    };
-    let id = SessionId::generate();
-    let session = NewSession {
-        digest: id.digest(),
-        username: name.clone(),
-        created_at: now,
-        expires_at: now + SESSION_LIFETIME_SECS,
-    };
-    if !store.start_session(session, address).await? {
-        // Deleted between the check and now.
-        return Err(SignInError::Refused);
-    }
-    tracing::info!(user = %name, client = %address, "console sign-in");
-    Ok(Started { id, username: name })
-}
-
-/// Who session `id` belongs to, if it is live now and its account exists.
-pub async fn operator(
-    store: &dyn ConsoleStore,
-    clock: &dyn Clock,
-    id: &SessionId,
-) -> Result<Option<ConsoleUsername>, StoreError> {
-    let session = store.console_session(&id.digest(), clock.now()).await?;
-    Ok(session.map(|s| s.username))
-}
-
-/// Ends session `id` in the database, for every node.
-pub async fn sign_out(store: &dyn ConsoleStore, id: &SessionId) -> Result<(), StoreError> {
-    store.end_session(&id.digest()).await
-}
-
 /// Console sign-in, as the console reaches it.
 pub struct Sessions<'a>(&'a Services);
 
@@ -113,31 +42,80 @@ impl Services {
 }
 
 impl Sessions<'_> {
-    /// [`sign_in`].
+    /// Signs `typed` in with `password` from `address`: throttled after five failures in a
+    /// row for one name and address, a failure counted, success ending the streak and
+    /// starting a session of [`SESSION_LIFETIME_SECS`].
     pub async fn sign_in(
         &self,
         typed: &str,
         password: String,
         address: &str,
     ) -> Result<Started, SignInError> {
-        let services = self.0;
-        sign_in(
-            services.store.as_ref(),
-            services.clock.as_ref(),
-            typed,
-            password,
-            address,
-        )
+        let now = self.0.clock.now();
+        let name = ConsoleUsername::parse(typed).ok();
+        if let Some(name) = &name {
+            let failures = self.0.store.sign_in_failures(name, address).await?;
+            if let Some(wait) = failures.and_then(|f| f.locked_for(now)) {
+                return Err(SignInError::Throttled { wait });
+            }
+        }
+        let hash = match &name {
+            Some(name) => self
+                .0
+                .store
+                .console_user(name)
+                .await?
+                .map(|u| u.password_hash),
+            None => None,
+        };
+        // Argon2 is slow on purpose: off the async workers.
+        let matches = tokio::task::spawn_blocking(move || match &hash {
+            Some(hash) => hash.verify(&password),
+            None => {
+                PasswordHash::decoy().verify(&password);
+                false
+            }
+        })
         .await
+        .map_err(|e| SignInError::Internal(e.to_string()))?;
+        let Some(name) = name.filter(|_| matches) else {
+            if let Ok(name) = ConsoleUsername::parse(typed) {
+                self.0
+                    .store
+                    .record_sign_in_failure(&name, address, now)
+                    .await?;
+            }
+            // The typed name stays out of the log: people type passwords there by mistake.
+            tracing::info!(client = %address, "console sign-in refused");
+            return Err(SignInError::Refused);
+        };
+        let id = SessionId::generate();
+        let session = NewSession {
+            digest: id.digest(),
+            username: name.clone(),
+            created_at: now,
+            expires_at: now + SESSION_LIFETIME_SECS,
+        };
+        if !self.0.store.start_session(session, address).await? {
+            // Deleted between the check and now.
+            return Err(SignInError::Refused);
+        }
+        tracing::info!(user = %name, client = %address, "console sign-in");
+        Ok(Started { id, username: name })
     }
 
-    /// [`operator`].
+    /// Who session `id` belongs to, if it is live now and its account exists.
     pub async fn operator(&self, id: &SessionId) -> Result<Option<ConsoleUsername>, StoreError> {
-        operator(self.0.store.as_ref(), self.0.clock.as_ref(), id).await
+        let session = self
+            .0
+            .store
+            .console_session(&id.digest(), self.0.clock.now())
+            .await?;
+        Ok(session.map(|s| s.username))
     }
 
-    /// [`sign_out`].
+    /// Ends session `id` in the database, for every node.
     pub async fn sign_out(&self, id: &SessionId) -> Result<(), StoreError> {
-        sign_out(self.0.store.as_ref(), id).await
+        self.0.store.end_session(&id.digest()).await
     }
 }

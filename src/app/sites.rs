@@ -2,7 +2,6 @@
 
 use serde::Serialize;
 
-use super::keys::{self, CreatedKey, Revoked, RotatedSecret};
 use super::Services;
 use crate::clock::Clock;
 use crate::domain::{
@@ -116,51 +115,9 @@ pub async fn create_site(
     Ok(created)
 }
 
-/// One site with its credentials.
-pub async fn site(store: &dyn AdminStore, id: SiteId) -> Result<SiteRecord, SiteError> {
-    store.site(id).await?.ok_or(SiteError::NoSuchSite(id))
-}
-
-/// Changes what `update` names; an update that names nothing is refused.
-pub async fn update_site(
-    store: &dyn AdminStore,
-    id: SiteId,
-    update: SiteUpdate,
-) -> Result<(), SiteError> {
-    let SiteUpdate {
-        redirect_url,
-        webhook_url,
-        min_age,
-        webhook_format,
-        accept,
-        zk,
-    } = &update;
-    if redirect_url.is_none()
-        && webhook_url.is_none()
-        && min_age.is_none()
-        && webhook_format.is_none()
-        && accept.is_none()
-        && zk.is_none()
-    {
-        return Err(SiteError::NothingToUpdate);
-    }
-    if !store.update_site(id, update).await? {
-        return Err(SiteError::NoSuchSite(id));
-    }
-    Ok(())
-}
-
-/// Erases a site with everything it owns; answers how many invites went with it.
-pub async fn delete_site(store: &dyn AdminStore, id: SiteId) -> Result<usize, SiteError> {
-    store
-        .delete_site(id)
-        .await?
-        .ok_or(SiteError::NoSuchSite(id))
-}
-
 /// Sites, their keys and their webhook secrets as the operator's edges (the console and
 /// the command line) reach them.
-pub struct Sites<'a>(&'a Services);
+pub struct Sites<'a>(pub(super) &'a Services);
 
 impl Services {
     pub fn sites(&self) -> Sites<'_> {
@@ -174,9 +131,10 @@ impl Sites<'_> {
         self.0.store.sites().await
     }
 
-    /// [`site`].
+    /// One site with its credentials.
     pub async fn get(&self, id: SiteId) -> Result<SiteRecord, SiteError> {
-        site(self.0.store.as_ref(), id).await
+        let site = self.0.store.site(id).await?;
+        site.ok_or(SiteError::NoSuchSite(id))
     }
 
     /// [`create_site`].
@@ -184,29 +142,38 @@ impl Sites<'_> {
         create_site(self.0.store.as_ref(), self.0.clock.as_ref(), settings).await
     }
 
-    /// [`update_site`].
+    /// Changes what `update` names; an update that names nothing is refused.
     pub async fn update(&self, id: SiteId, update: SiteUpdate) -> Result<(), SiteError> {
-        update_site(self.0.store.as_ref(), id, update).await
+        let SiteUpdate {
+            redirect_url,
+            webhook_url,
+            min_age,
+            webhook_format,
+            accept,
+            zk,
+        } = &update;
+        if redirect_url.is_none()
+            && webhook_url.is_none()
+            && min_age.is_none()
+            && webhook_format.is_none()
+            && accept.is_none()
+            && zk.is_none()
+        {
+            return Err(SiteError::NothingToUpdate);
+        }
+        if !self.0.store.update_site(id, update).await? {
+            return Err(SiteError::NoSuchSite(id));
+        }
+        Ok(())
     }
 
-    /// [`delete_site`].
+    /// Erases a site with everything it owns; answers how many invites went with it.
     pub async fn delete(&self, id: SiteId) -> Result<usize, SiteError> {
-        delete_site(self.0.store.as_ref(), id).await
-    }
-
-    /// [`keys::issue_key`].
-    pub async fn issue_key(&self, id: SiteId) -> Result<CreatedKey, SiteError> {
-        keys::issue_key(self.0.store.as_ref(), self.0.clock.as_ref(), id).await
-    }
-
-    /// [`keys::revoke_key`].
-    pub async fn revoke_key(&self, id: SiteId, username: &str) -> Result<Revoked, SiteError> {
-        keys::revoke_key(self.0.store.as_ref(), self.0.clock.as_ref(), id, username).await
-    }
-
-    /// [`keys::rotate_webhook_secret`].
-    pub async fn rotate_webhook_secret(&self, id: SiteId) -> Result<RotatedSecret, SiteError> {
-        keys::rotate_webhook_secret(self.0.store.as_ref(), self.0.clock.as_ref(), id).await
+        self.0
+            .store
+            .delete_site(id)
+            .await?
+            .ok_or(SiteError::NoSuchSite(id))
     }
 
     /// The site's latest `limit` webhook events with their attempts, newest first.
