@@ -193,27 +193,8 @@ pub fn encrypt_enc(
     seal(enc, &ephemeral, &iv, plaintext, recipient, kid, None)
 }
 
-/// [`encrypt`] with the ephemeral scalar, IV and optional (apu, apv) given.
-#[cfg(test)]
-pub(crate) fn encrypt_with(
-    ephemeral: &NonZeroScalar,
-    iv: &[u8; IV_LEN],
-    plaintext: &[u8],
-    recipient: &PublicKey,
-    kid: Option<&str>,
-    party_info: Option<(&[u8], &[u8])>,
-) -> Result<String, JweError> {
-    seal(
-        Enc::A128Gcm,
-        ephemeral,
-        iv,
-        plaintext,
-        recipient,
-        kid,
-        party_info,
-    )
-}
-
+/// [`encrypt`] with the ephemeral scalar, IV and optional (apu, apv) given (the
+/// tests give them to reproduce RFC 7518's example).
 fn seal(
     enc: Enc,
     ephemeral: &NonZeroScalar,

@@ -49,7 +49,8 @@ fn rfc7518_appendix_c_key_agreement() {
 /// apu/apv in the header decrypts with Bob's key (so decrypt reads apu/apv).
 #[test]
 fn rfc7518_appendix_c_keys_round_trip_with_party_info() {
-    let jwe = encrypt_with(
+    let jwe = seal(
+        Enc::A128Gcm,
         &alice_scalar(),
         &[7; 12],
         b"{}",
