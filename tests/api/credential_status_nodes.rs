@@ -88,6 +88,23 @@ async fn node_beside(first: &TestApp, issuer: &TestIssuer) -> TestApp {
     .await
 }
 
+/// An answer on `node` with the credential at `idx` of the list at `uri`: refused as
+/// revoked.
+async fn revoked_on(node: &TestApp, issuer: &TestIssuer, uri: &str, idx: u64) {
+    let (_, _, resp) =
+        answer_with_status(node, issuer, Some(status_list_ref(idx, uri, None))).await;
+    assert_eq!(refused(resp).await, REVOKED);
+}
+
+/// An answer on `node` with the credential at `idx` of the list at `uri`: accepted, its
+/// receipt saying the status is valid.
+async fn valid_on(node: &TestApp, issuer: &TestIssuer, uri: &str, idx: u64) {
+    let (site, id, resp) =
+        answer_with_status(node, issuer, Some(status_list_ref(idx, uri, None))).await;
+    assert_eq!(resp.status(), 200, "{}", resp.text().await.unwrap());
+    assert_eq!(receipt_status(node, &site, &id).await, "valid");
+}
+
 #[tokio::test]
 async fn two_nodes_share_one_copy_and_a_node_reads_it_while_the_list_host_is_down() {
     let issuer = TestIssuer::new(T0);
@@ -96,24 +113,17 @@ async fn two_nodes_share_one_copy_and_a_node_reads_it_while_the_list_host_is_dow
     // The first node fetches 1000 s before the others' clocks: its copy's ttl (600 s)
     // has run out for them, but not its exp (a day).
     first.clock.advance(-1000);
-    let (_, _, resp) =
-        answer_with_status(&first, &issuer, Some(status_list_ref(1, &uri, None))).await;
-    assert_eq!(refused(resp).await, REVOKED);
+    revoked_on(&first, &issuer, &uri, 1).await;
     assert_eq!(lists.fetches("/sl/shared"), 1);
     first.clock.advance(1000);
 
     // A second node on the database finds that copy past its ttl and fetches once; a
     // third then takes the second's copy without fetching.
     let second = node_beside(&first, &issuer).await;
-    let (_, _, resp) =
-        answer_with_status(&second, &issuer, Some(status_list_ref(1, &uri, None))).await;
-    assert_eq!(refused(resp).await, REVOKED);
+    revoked_on(&second, &issuer, &uri, 1).await;
     assert_eq!(lists.fetches("/sl/shared"), 2);
     let third = node_beside(&first, &issuer).await;
-    let (site, id, resp) =
-        answer_with_status(&third, &issuer, Some(status_list_ref(2, &uri, None))).await;
-    assert_eq!(resp.status(), 200, "{}", resp.text().await.unwrap());
-    assert_eq!(receipt_status(&third, &site, &id).await, "valid");
+    valid_on(&third, &issuer, &uri, 2).await;
     assert_eq!(
         lists.fetches("/sl/shared"),
         2,
@@ -139,13 +149,8 @@ async fn two_nodes_share_one_copy_and_a_node_reads_it_while_the_list_host_is_dow
     copy.fetched_at = T0 - 1000;
     first.store.save_status_list(copy).await.unwrap();
     let restarted = node_beside(&first, &issuer).await;
-    let (_, _, resp) =
-        answer_with_status(&restarted, &issuer, Some(status_list_ref(1, &uri, None))).await;
-    assert_eq!(refused(resp).await, REVOKED);
-    let (site, id, resp) =
-        answer_with_status(&restarted, &issuer, Some(status_list_ref(3, &uri, None))).await;
-    assert_eq!(resp.status(), 200, "{}", resp.text().await.unwrap());
-    assert_eq!(receipt_status(&restarted, &site, &id).await, "valid");
+    revoked_on(&restarted, &issuer, &uri, 1).await;
+    valid_on(&restarted, &issuer, &uri, 3).await;
     assert_eq!(
         lists.fetches("/sl/shared"),
         3,

@@ -130,20 +130,20 @@ impl Resolved {
 
     /// The DCQL credential query ids, in order.
     pub fn credential_ids(&self) -> Vec<String> {
-        self.payload()["dcql_query"]["credentials"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["id"].as_str().unwrap().to_owned())
-            .collect()
+        self.of_each_credential("id")
     }
 
     pub fn formats(&self) -> Vec<String> {
+        self.of_each_credential("format")
+    }
+
+    /// The text member `name` of each DCQL credential query, in order.
+    fn of_each_credential(&self, name: &str) -> Vec<String> {
         self.payload()["dcql_query"]["credentials"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| c["format"].as_str().unwrap().to_owned())
+            .map(|c| c[name].as_str().unwrap().to_owned())
             .collect()
     }
 }
