@@ -33,6 +33,46 @@ async fn ensure_receipt_key(store: &dyn Store, now: crate::clock::UnixTime) {
     }
 }
 
+/// The database a server runs on, opened: the command line hands it to the trust
+/// refresher and to [`Application::build`], which gives the edges their services; it
+/// offers nothing else, so the command that starts a server cannot call the store.
+pub struct Database(Arc<dyn Store>);
+
+impl Database {
+    pub async fn open(
+        url: &crate::store::DatabaseUrl,
+        options: &crate::store::DbOptions,
+    ) -> crate::store::StoreResult<Self> {
+        Ok(Self(crate::store::open_with(url, options).await?))
+    }
+
+    /// The trust anchors and lists of `files`, a list that cannot be fetched taken from
+    /// the database's copy ([`TrustHandle::start`](crate::trust::TrustHandle::start)).
+    pub async fn load_trust(
+        &self,
+        files: crate::trust::TrustFiles,
+        now: crate::clock::UnixTime,
+    ) -> Result<
+        (
+            Arc<crate::trust::TrustHandle>,
+            Vec<crate::trust::refresh::Outcome>,
+        ),
+        String,
+    > {
+        let fetcher = crate::trust::Fetcher::default();
+        crate::trust::TrustHandle::start(files, self.0.as_ref(), &fetcher, now).await
+    }
+
+    /// [`Application::build`] over this database.
+    pub async fn build(
+        self,
+        settings: Settings,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Application, StartupError> {
+        Application::build(settings, self.0, clock).await
+    }
+}
+
 pub struct Application {
     listener: TcpListener,
     router: http::edge::Edge,

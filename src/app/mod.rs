@@ -27,7 +27,9 @@ use tokio::sync::Notify;
 
 use crate::clock::Clock;
 use crate::domain::{InviteId, SiteId};
-use crate::store::{CredentialRecord, GatewayInvite, InviteRecord, Store, StoreResult};
+use crate::store::{
+    CredentialRecord, DatabaseUrl, GatewayInvite, InviteRecord, Store, StoreResult,
+};
 
 /// The application's services over one database, clock and webhook worker.
 #[derive(Clone)]
@@ -46,6 +48,15 @@ impl Services {
             clock,
             deliveries,
         }
+    }
+
+    /// The services over the database `url` names, for one command of the command line:
+    /// the system clock, and no webhook worker to wake (a running server's finds a
+    /// requeued event itself).
+    pub async fn open(url: &DatabaseUrl) -> StoreResult<Self> {
+        let store = crate::store::open(url).await?;
+        let clock = Arc::new(crate::clock::SystemClock);
+        Ok(Self::new(store, clock, Arc::new(Notify::new())))
     }
 
     /// The reads the edges make themselves (see [`HotReads`]).

@@ -24,12 +24,10 @@ mod webhook_redeliver;
 mod webhook_secret_rotate;
 
 use clap::{Parser, Subcommand};
-use std::sync::Arc;
-use tokio::sync::Notify;
 
 use crate::app::Services;
 use crate::config::DEFAULT_DATABASE_URL;
-use crate::store::{self, DatabaseUrl};
+use crate::store::DatabaseUrl;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -231,14 +229,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// The application's services over the database a command names. A command has no
-/// webhook worker to wake: a running server's finds a requeued event itself.
+/// The application's services over the database a command names.
 async fn open(database_url: &DatabaseUrl) -> anyhow::Result<Services> {
-    let store = store::open(database_url)
+    Services::open(database_url)
         .await
-        .map_err(|e| anyhow::anyhow!("cannot open database {database_url}: {e}"))?;
-    let clock = Arc::new(crate::clock::SystemClock);
-    Ok(Services::new(store, clock, Arc::new(Notify::new())))
+        .map_err(|e| anyhow::anyhow!("cannot open database {database_url}: {e}"))
 }
 
 /// Prints one JSON value on stdout.

@@ -1,7 +1,6 @@
-//! `agegate serve`: its flags, and the start: the database opened and the trust anchors
-//! loaded (the one place the command line hands the store on, to the trust refresher and
-//! to `Application::build`, which give the edges their services), then the server run
-//! until a signal stops it. What else it loads and watches is in `serve_start.rs`.
+//! `agegate serve`: its flags, and the start: the database opened (`startup::Database`,
+//! which it can only hand on), the trust anchors loaded, the server built and run until a
+//! signal stops it. What else it loads and watches is in `serve_start.rs`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,9 +11,8 @@ use crate::config::{
     parse_retry_schedule, parse_webhook_lease, Settings, DEFAULT_LISTEN, DEFAULT_RETRY_SCHEDULE,
 };
 use crate::domain::presentation::{parse_wallet_scheme, DEFAULT_WALLET_SCHEME};
-use crate::startup::Application;
+use crate::startup::Database;
 use crate::store::{self, DatabaseUrl};
-use crate::trust::TrustHandle;
 
 use super::headings::{CONSOLE, DATABASE, NETWORK, OBSERVABILITY, WALLETS, WEBHOOKS};
 use super::serve_start::{dc_api_summary, load_signer, load_zk, reload_on_hangup, stop_on_signal};
@@ -241,19 +239,15 @@ pub async fn run(args: Args, database_url: &DatabaseUrl) -> anyhow::Result<()> {
         pool_size: args.database_pool_size,
         statement_timeout: args.database_statement_timeout,
     };
-    let store = store::open_with(database_url, &db_options)
+    let database = Database::open(database_url, &db_options)
         .await
         .map_err(|e| anyhow::anyhow!("cannot open database {database_url}: {e}"))?;
     // Lists that cannot be had or do not verify are logged and left out (or taken from
     // the database); unreadable files stop the start.
-    let (trust, list_outcomes) = TrustHandle::start(
-        args.trust.files(),
-        store.as_ref(),
-        &crate::trust::Fetcher::default(),
-        SystemClock.now(),
-    )
-    .await
-    .map_err(anyhow::Error::msg)?;
+    let (trust, list_outcomes) = database
+        .load_trust(args.trust.files(), SystemClock.now())
+        .await
+        .map_err(anyhow::Error::msg)?;
     let loaded = trust.current();
     let kinds_log = loaded.kinds_summary();
     let wallet_on = !loaded.anchors.on().is_empty();
@@ -281,7 +275,7 @@ pub async fn run(args: Args, database_url: &DatabaseUrl) -> anyhow::Result<()> {
         credential_status: args.credential_status,
         ..Settings::new(args.listen)
     };
-    let app = Application::build(settings, store, Arc::new(SystemClock)).await?;
+    let app = database.build(settings, Arc::new(SystemClock)).await?;
     let shutdown = CancellationToken::new();
     tokio::spawn(stop_on_signal(shutdown.clone())?);
     tokio::spawn(reload_on_hangup(trust)?);

@@ -1,7 +1,8 @@
 //! Every top-level module is named in the map (docs/architecture.md), and the edges
 //! (`http/` with the console, `cli/`) hold application services, not the store: they
 //! reach it only through `app::Services` and, for the hot reads docs/invariants.md
-//! lists, `app::HotReads`.
+//! lists, `app::HotReads` (`serve` opens its database as a `startup::Database`, which it
+//! can only hand on).
 
 use super::files::code_of;
 use super::*;
@@ -124,6 +125,9 @@ fn the_edges_hold_services_not_the_store() {
         }
         for call in calls_on("store", &code) {
             found.push(format!("{}: store.{call}(…)", file.display()));
+        }
+        if code_of(&code).contains("store::open") {
+            found.push(format!("{}: opens the store", file.display()));
         }
         hot.extend(calls_on("reads", &code));
     }
