@@ -4,6 +4,7 @@
 //! files on trust operations share (`trust_show_ops.rs`, `trust_reload.rs`,
 //! `readme_mdl.rs`).
 
+pub(crate) use crate::helpers::now;
 use crate::helpers::{agegate, serve_outcome, temp_db, ServerProcess};
 use crate::wallet::{sha256, TestIssuer, VicalEntry, VicalKnobs, VicalPublisher, PID_DOCTYPE};
 use serde_json::Value;
@@ -12,13 +13,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub(crate) const DAY: i64 = 86_400;
-
-pub(crate) fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-}
 
 pub(crate) fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
     let path = dir.join(name);

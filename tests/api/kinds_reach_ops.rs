@@ -1,17 +1,11 @@
 //! The new kinds in operations (docs/wallets.md#for-the-operator): `statement` names them
 //! with their docTypes, and SIGHUP reloads a Photo ID anchor file as any other.
 
+use crate::helpers::now;
 use crate::helpers::{cli_site, client, spawn_app_with, temp_db, ServerProcess};
 use crate::receipts::cli;
 use crate::wallet::{AuthorizationRequest, Presentation, TestIssuer};
 use crate::wallet::{PHOTO_ID_DRAFT_DOCTYPE, PHOTO_ID_NAMESPACE};
-
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-}
 
 #[tokio::test]
 async fn the_statement_names_google_id_and_photo_id_with_their_doc_types() {

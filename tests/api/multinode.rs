@@ -5,6 +5,7 @@
 //! (`AGEGATE_TEST_BACKEND=postgres`); on SQLite, `webhooks.rs` covers two servers on
 //! one file.
 
+use crate::helpers::now;
 use crate::helpers::{
     cli_site, client, eventually, run_cli, temp_db, ServerProcess, TestDb, TestSite,
 };
@@ -12,14 +13,7 @@ use crate::pg::postgres_backend;
 use crate::receiver::{signed_by, TestReceiver};
 use crate::wallet::{AuthorizationRequest, Presentation, TestIssuer};
 use serde_json::Value;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-}
+use std::time::{Duration, Instant};
 
 async fn status(node: &ServerProcess, site: &TestSite, id: &str) -> Value {
     let resp = node.get_invite(site, id).await;

@@ -171,10 +171,7 @@ fn schemathesis_finds_nothing_with_every_check_on() {
     let (dir, db) = temp_db();
     let (site, _) = cli_site(&db, &[]);
     // With a wallet method on, so the wallets' endpoints (docs/presentations.md#what-is-checked) check what they get.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
+    let now = crate::helpers::now();
     let anchors = dir.path().join("anchors.pem");
     std::fs::write(&anchors, crate::wallet::TestIssuer::new(now).ca_pem).unwrap();
     let anchors = anchors.to_str().unwrap();

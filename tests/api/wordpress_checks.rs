@@ -1,10 +1,10 @@
 //! The WordPress plugin's rules that need no browser, each against the running site of
 //! the end-to-end test (tests/api/wordpress.rs calls them in order).
 
-use crate::helpers::{TestApp, TestSite};
+use crate::helpers::{now, TestApp, TestSite};
 use crate::wordpress_site::{WordPress, ADMIN_PASSWORD};
 use crate::wordpress_visitor::{
-    field, invite_id_of, now, post_webhook, verified_cookie, verified_event, Visitor, GATED,
+    field, invite_id_of, post_webhook, verified_cookie, verified_event, Visitor, GATED,
     NOT_CONFIRMED, OPEN, SHORTCODE, UNAVAILABLE,
 };
 

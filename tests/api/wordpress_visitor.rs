@@ -233,10 +233,3 @@ pub fn verified_cookie(site: &WordPress, expires: i64) -> String {
         .collect();
     format!("{expires}.{hex}")
 }
-
-pub fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-}

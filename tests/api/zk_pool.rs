@@ -43,10 +43,7 @@ impl PoolSetup {
         let iaca = vectors().join("certificates/iaca-longfellow-vectors-2026-2036.pem");
         let (db_dir, db) = temp_db();
         let (site, _) = cli_site(&db, &["--accept", "mdl"]);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs() as i64;
+        let now = crate::helpers::now();
         // A signing identity: the page's by-reference link is the one that offers proofs.
         let identity = Identity::ca_issued(now - 30 * DAY, now + 365 * DAY);
         let flags = [
