@@ -153,7 +153,6 @@ impl Application {
                 services: services.clone(),
                 clock: clock.clone(),
                 public_url: public_url.clone(),
-                deliveries: deliveries.clone(),
                 trust: settings.trust.clone(),
             });
             (listener, router)

@@ -6,7 +6,7 @@
 use tokio::sync::Notify;
 
 use super::Services;
-use crate::clock::{Clock, UnixTime};
+use crate::clock::UnixTime;
 use crate::domain::webhook::EventId;
 use crate::domain::ListQuery;
 use crate::domain::{invite, CustomId, IdempotentRequest, InviteId, SiteId, VerifyMethod};
@@ -60,9 +60,7 @@ pub enum Marked {
 /// report, or a sandbox site's control.
 pub struct Marking<'a> {
     pub services: &'a Services,
-    pub clock: &'a dyn Clock,
     pub metrics: &'a Metrics,
-    pub deliveries: &'a Notify,
     /// `--public-url`: the receipts' issuer.
     pub public_url: &'a str,
 }
@@ -87,13 +85,13 @@ impl Marking<'_> {
             presented: None,
         };
         match store
-            .verify_invite(id, method, evidence, self.clock.now())
+            .verify_invite(id, method, evidence, self.services.clock.now())
             .await?
         {
             VerifyOutcome::NotFound => Err(InviteError::NoSuchInvite),
             VerifyOutcome::Expired => Err(InviteError::Expired),
             VerifyOutcome::Verified(record) => {
-                announce_verified(self.metrics, self.deliveries, id, method);
+                announce_verified(self.metrics, &self.services.deliveries, id, method);
                 Ok(Marked::Now(record))
             }
             VerifyOutcome::AlreadyVerified(record) => Ok(Marked::Already(record)),

@@ -109,13 +109,11 @@ impl App {
     }
 
     /// Marking invites verified without a wallet (the provider's report, the sandbox
-    /// control), over this server's store, clock, metrics and webhook worker.
+    /// control), over this server's services (store, clock, webhook worker) and metrics.
     pub fn marking(&self) -> crate::app::invites::Marking<'_> {
         crate::app::invites::Marking {
             services: &self.services,
-            clock: self.clock.as_ref(),
             metrics: &self.metrics,
-            deliveries: &self.deliveries,
             public_url: &self.public_url,
         }
     }

@@ -20,7 +20,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use std::sync::Arc;
-use tokio::sync::Notify;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
@@ -42,8 +41,6 @@ pub struct Console {
     pub clock: Arc<dyn Clock>,
     /// Base of gateway URLs, without a trailing slash.
     pub public_url: String,
-    /// Wakes the webhook worker after an action wrote or requeued an event.
-    pub deliveries: Arc<Notify>,
     pub trust: Arc<crate::trust::TrustHandle>,
     /// The session cookie is `Secure` when the public URL is https.
     secure_cookies: bool,
@@ -55,7 +52,6 @@ pub struct ConsoleParts {
     pub services: crate::app::Services,
     pub clock: Arc<dyn Clock>,
     pub public_url: String,
-    pub deliveries: Arc<Notify>,
     pub trust: Arc<crate::trust::TrustHandle>,
 }
 
@@ -67,7 +63,6 @@ pub fn router(parts: ConsoleParts) -> Router {
         services: parts.services,
         clock: parts.clock,
         public_url,
-        deliveries: parts.deliveries,
         trust: parts.trust,
     });
     Router::new()
