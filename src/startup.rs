@@ -163,7 +163,6 @@ impl Application {
             clock: clock.clone(),
             public_url: public_url.clone(),
             verifier_token: settings.verifier_token.clone(),
-            deliveries: deliveries.clone(),
             trust: settings.trust.clone(),
             wallet_scheme: settings.wallet_scheme.clone(),
             signed_wallet_scheme: settings.signed_wallet_scheme.clone(),

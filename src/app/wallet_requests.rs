@@ -6,7 +6,6 @@
 
 use subtle::ConstantTimeEq;
 
-use crate::clock::Clock;
 use crate::dcapi::by_reference::{self, ByReference, MetadataError, Negotiated, RequestObject};
 use crate::dcapi::RequestSigner;
 use crate::domain::invite::gateway_url;
@@ -40,8 +39,8 @@ pub struct Opened {
 
 /// The service, borrowing what a server holds.
 pub struct WalletRequests<'a> {
+    /// The store and the clock.
     pub services: &'a super::Services,
-    pub clock: &'a dyn Clock,
     pub trust: &'a TrustHandle,
     pub zk: Option<&'a crate::zk::Zk>,
     pub public_url: &'a str,
@@ -60,7 +59,7 @@ impl WalletRequests<'_> {
             return Ok(None);
         }
         let id = &gateway.invite.id;
-        let now = self.clock.now();
+        let now = self.services.clock.now();
         let request = match self.services.store.live_request(id, now).await? {
             Some(live) if live.dc_api.is_some() => live,
             _ => {
@@ -106,7 +105,7 @@ impl WalletRequests<'_> {
             .gateway_invite(id)
             .await?
             .ok_or(FetchError::NoSuchInvite)?;
-        let now = self.clock.now();
+        let now = self.services.clock.now();
         if gateway.invite.status_at(now) == Status::Expired {
             return Err(FetchError::Expired);
         }

@@ -21,7 +21,6 @@ use axum::body::Bytes;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use std::sync::Arc;
-use tokio::sync::Notify;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -43,8 +42,6 @@ pub struct App {
     /// Digest of the verification provider's bearer token; `None` refuses the verifier API.
     pub verifier_token: Option<PasswordDigest>,
     pub credentials: auth::CredentialCache,
-    /// Wakes the webhook worker when a request wrote an event.
-    pub deliveries: Arc<Notify>,
     /// The trust anchors per kind: a kind with anchors is on (docs/kinds.md#credential-kinds).
     pub trust: Arc<crate::trust::TrustHandle>,
     /// The scheme of the same-device link (`--eu-av-wallet-scheme`).
@@ -78,14 +75,12 @@ impl App {
         crate::domain::invite::gateway_url(&self.public_url, id)
     }
 
-    /// The wallet answer service over this server's store, clock, trust and metrics.
+    /// The wallet answer service over this server's services, trust and metrics.
     pub fn verification(&self) -> crate::app::verification::Verification<'_> {
         crate::app::verification::Verification {
             services: &self.services,
-            clock: self.clock.as_ref(),
             trust: &self.trust,
             metrics: &self.metrics,
-            deliveries: &self.deliveries,
             public_url: &self.public_url,
             dc_api_origin: &self.dc_api.origin,
             zk: self.zk.as_deref(),
@@ -96,11 +91,10 @@ impl App {
     }
 
     /// Opening wallet requests and handing out request objects, over this server's
-    /// store, clock, trust, circuits and signing identity.
+    /// services, trust, circuits and signing identity.
     pub fn wallet_requests(&self) -> crate::app::wallet_requests::WalletRequests<'_> {
         crate::app::wallet_requests::WalletRequests {
             services: &self.services,
-            clock: self.clock.as_ref(),
             trust: &self.trust,
             zk: self.zk.as_deref(),
             public_url: &self.public_url,
@@ -200,7 +194,6 @@ pub struct AppParts {
     pub clock: Arc<dyn Clock>,
     pub public_url: String,
     pub verifier_token: Option<String>,
-    pub deliveries: Arc<Notify>,
     pub trust: Arc<crate::trust::TrustHandle>,
     pub wallet_scheme: String,
     pub signed_wallet_scheme: String,
@@ -231,7 +224,6 @@ pub fn router(parts: AppParts) -> edge::Edge {
         public_url,
         verifier_token: parts.verifier_token.as_deref().map(PasswordDigest::of),
         credentials: auth::CredentialCache::new(),
-        deliveries: parts.deliveries,
         trust: parts.trust,
         wallet_scheme: parts.wallet_scheme,
         signed_wallet_scheme: parts.signed_wallet_scheme,

@@ -14,10 +14,8 @@ mod status;
 mod zk;
 
 use serde_json::Value;
-use tokio::sync::Notify;
 
 use super::invites::announce_verified;
-use crate::clock::Clock;
 use crate::domain::invite::gateway_url;
 use crate::domain::presentation::{self, PresentationRequest};
 use crate::domain::{InviteId, Kind, Status, VerifyMethod};
@@ -122,12 +120,11 @@ struct Opened {
 
 /// The service, borrowing what a server holds.
 pub struct Verification<'a> {
+    /// The store, the clock, and the webhook worker woken when an acceptance wrote the
+    /// `invite.verified` event.
     pub services: &'a super::Services,
-    pub clock: &'a dyn Clock,
     pub trust: &'a TrustHandle,
     pub metrics: &'a Metrics,
-    /// Woken when an acceptance wrote the `invite.verified` event.
-    pub deliveries: &'a Notify,
     /// `--public-url`: gateway URLs, the link's response URI and receipts' issuer.
     pub public_url: &'a str,
     /// The origin DC API answers are bound to (from `--public-url`, never a request).
@@ -227,7 +224,7 @@ impl Verification<'_> {
         if anchors.on().is_empty() {
             return Err(AnswerError::WalletOff);
         }
-        let now = self.clock.now();
+        let now = self.services.clock.now();
         if gateway.invite.status_at(now) == Status::Expired {
             return Err(AnswerError::Expired);
         }
@@ -300,7 +297,7 @@ impl Verification<'_> {
                 tracing::debug!(invite_id = %id, age_over = proof.age_over, "wallet answer accepted");
                 announce_verified(
                     self.metrics,
-                    self.deliveries,
+                    &self.services.deliveries,
                     id,
                     VerifyMethod::Wallet(proof.kind),
                 );
