@@ -46,22 +46,13 @@ impl DcAnswer {
     }
 }
 
-/// The wallet's answers through the Digital Credentials API, with the kit's issuer.
+/// The wallet's answers through the Digital Credentials API, with the kit's issuer (the
+/// answers are provided here, so their signatures are written once).
 pub trait DcWallet {
-    /// `credential.data` answering R1 for a page at `origin`.
-    fn dc_openid4vp_data(
-        &self,
-        req: &DcOpenId4Vp,
-        origin: &str,
-        p: &Presentation,
-        a: &DcAnswer,
-    ) -> Json;
-    /// `credential.data` answering R2 for a page at `origin`.
-    fn dc_annex_c_data(&self, req: &DcAnnexC, origin: &str, p: &Presentation, a: &DcAnswer)
-        -> Json;
-}
+    /// The issuer's DeviceResponse (CBOR) for `p`, over `transcript`.
+    fn device_response_over(&self, transcript: Value, p: &Presentation) -> Vec<u8>;
 
-impl DcWallet for TestIssuer {
+    /// `credential.data` answering R1 for a page at `origin`.
     fn dc_openid4vp_data(
         &self,
         req: &DcOpenId4Vp,
@@ -79,7 +70,7 @@ impl DcWallet for TestIssuer {
             a.nonce.as_deref().unwrap_or(&req.nonce),
             &thumbprint,
         );
-        let device_response = self.device_response_cbor_over(transcript, p);
+        let device_response = self.device_response_over(transcript, p);
         let by_doc = req
             .credentials
             .iter()
@@ -103,6 +94,7 @@ impl DcWallet for TestIssuer {
         jwe_to(&recipient, req.kid.as_deref(), &payload)
     }
 
+    /// `credential.data` answering R2 for a page at `origin`.
     fn dc_annex_c_data(
         &self,
         req: &DcAnnexC,
@@ -113,9 +105,15 @@ impl DcWallet for TestIssuer {
         let origin = a.origin.as_deref().unwrap_or(origin);
         let transcript = dc_annex_c_transcript(&req.encryption_info, origin);
         let info = a.hpke_info.clone().unwrap_or_else(|| cbor(&transcript));
-        let device_response = self.device_response_cbor_over(transcript, p);
+        let device_response = self.device_response_over(transcript, p);
         let recipient = a.recipient(&req.recipient);
         sealed_to(&recipient, &info, &device_response)
+    }
+}
+
+impl DcWallet for TestIssuer {
+    fn device_response_over(&self, transcript: Value, p: &Presentation) -> Vec<u8> {
+        self.device_response_cbor_over(transcript, p)
     }
 }
 
