@@ -1,8 +1,7 @@
 //! The new kinds in operations (docs/wallets.md#for-the-operator): `statement` names them
 //! with their docTypes, and SIGHUP reloads a Photo ID anchor file as any other.
 
-use crate::helpers::now;
-use crate::helpers::{cli_site, client, spawn_app_with, temp_db, ServerProcess};
+use crate::helpers::{cli_site, client, gateway_page, now, spawn_app_with, temp_db, ServerProcess};
 use crate::receipts::cli;
 use crate::wallet::{AuthorizationRequest, Presentation, TestIssuer};
 use crate::wallet::{PHOTO_ID_DRAFT_DOCTYPE, PHOTO_ID_NAMESPACE};
@@ -49,14 +48,7 @@ async fn sighup_reloads_the_photo_id_anchor_file() {
         &["--photo-id-trust-anchors", anchors.to_str().unwrap()],
     );
     let invite = server.new_invite(&site, None).await;
-    let html = client()
-        .get(invite["url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = gateway_page(&client(), invite["url"].as_str().unwrap()).await;
     let req = AuthorizationRequest::from_gateway_html(&html);
     let answer = |issuer: &TestIssuer| {
         let p =

@@ -5,9 +5,9 @@
 //! (`AGEGATE_TEST_BACKEND=postgres`); on SQLite, `webhooks.rs` covers two servers on
 //! one file.
 
-use crate::helpers::now;
 use crate::helpers::{
-    cli_site, client, eventually, run_cli, temp_db, ServerProcess, TestDb, TestSite,
+    cli_site, client, eventually, gateway_page, now, run_cli, temp_db, ServerProcess, TestDb,
+    TestSite,
 };
 use crate::pg::postgres_backend;
 use crate::receiver::{signed_by, TestReceiver};
@@ -196,14 +196,7 @@ async fn a_presentation_request_shown_by_one_node_is_answered_on_another() {
     let id = invite["inviteId"].as_str().unwrap();
     let url = invite["url"].as_str().unwrap();
     assert!(url.starts_with(PUBLIC));
-    let html = client()
-        .get(url.replace(PUBLIC, &a.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = gateway_page(&client(), &url.replace(PUBLIC, &a.base)).await;
     let req = AuthorizationRequest::from_gateway_html(&html);
     assert!(req.response_uri.starts_with(PUBLIC));
     // The load balancer sends the wallet's answer to B.

@@ -1,8 +1,8 @@
 //! The real binary as a separate process: persistence across restarts, signals, logs.
 
 use crate::helpers::{
-    agegate, cli_site, client, eventually, poll_blocking, run_cli, serve_outcome, temp_db,
-    ServerProcess,
+    agegate, cli_site, client, eventually, gateway_page, poll_blocking, run_cli, serve_outcome,
+    temp_db, ServerProcess,
 };
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -240,14 +240,7 @@ async fn with_trust_anchors_the_server_says_the_method_is_on() {
     );
     let (site, _) = cli_site(&db, &[]);
     let invite = server.new_invite(&site, None).await;
-    let html = client()
-        .get(invite["url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = gateway_page(&client(), invite["url"].as_str().unwrap()).await;
     assert!(
         html.contains("href=\"openid4vp://authorize?"),
         "the wallet scheme is used"

