@@ -141,13 +141,7 @@ async fn every_fetch_of_a_live_request_gets_the_same_request_and_key_and_a_get_t
     let html = crate::helpers::gateway_page(&c.app.client, &c.url).await;
     assert_eq!(link_with_id(&html, "signed-link").unwrap(), c.link());
     // GET, as the EUDI iOS library fetches.
-    let uri = url::Url::parse(&c.link()).unwrap();
-    let request_uri = uri
-        .query_pairs()
-        .find(|(k, _)| k == "request_uri")
-        .unwrap()
-        .1
-        .into_owned();
+    let request_uri = c.request_uri();
     let resp = c.app.client.get(&request_uri).send().await.unwrap();
     assert_eq!(resp.status(), 200);
     assert_eq!(
@@ -171,13 +165,7 @@ async fn every_fetch_of_a_live_request_gets_the_same_request_and_key_and_a_get_t
 #[tokio::test]
 async fn wallet_metadata_as_one_json_field_is_heard_and_wallet_nonce_echoed() {
     let c = RefCase::new().await;
-    let uri = url::Url::parse(&c.link()).unwrap();
-    let request_uri = uri
-        .query_pairs()
-        .find(|(k, _)| k == "request_uri")
-        .unwrap()
-        .1
-        .into_owned();
+    let request_uri = c.request_uri();
     let metadata = json!({
         "issuer": "https://wallet.example",
         "authorization_encryption_enc_values_supported": ["A256GCM", "A128CBC-HS256"],

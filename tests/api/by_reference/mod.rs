@@ -71,6 +71,16 @@ impl RefCase {
         link_with_id(&self.html, "signed-link").expect("a by-reference link")
     }
 
+    /// The by-reference link's `request_uri`: where the wallet fetches the request object.
+    pub fn request_uri(&self) -> String {
+        let link = url::Url::parse(&self.link()).unwrap();
+        link.query_pairs()
+            .find(|(k, _)| k == "request_uri")
+            .expect("a request_uri")
+            .1
+            .into_owned()
+    }
+
     pub async fn status(&self) -> String {
         let record = self.app.status_record(&self.site, &self.invite_id).await;
         record["status"].as_str().unwrap().to_owned()

@@ -72,15 +72,6 @@ async fn resolved_case() -> (RefCase, Resolved) {
     (c, resolved)
 }
 
-fn request_uri(link: &str) -> String {
-    let uri = url::Url::parse(link).unwrap();
-    uri.query_pairs()
-        .find(|(k, _)| k == "request_uri")
-        .unwrap()
-        .1
-        .into_owned()
-}
-
 /// Resolves a fresh case's request, posts the `wrong` answer, and expects exactly
 /// `{"error": code, "message": message}` with `status`; the invite stays pending.
 async fn refused(wrong: Wrong, status: u16, code: u32, message: &str) {
@@ -97,7 +88,7 @@ async fn refused(wrong: Wrong, status: u16, code: u32, message: &str) {
 /// and expects `status` and exactly `body`.
 async fn metadata_refused(metadata: &[&str], status: u16, body: Value) {
     let c = RefCase::new().await;
-    let uri = request_uri(&c.link());
+    let uri = c.request_uri();
     for sent in metadata {
         let resp = c
             .app
@@ -175,7 +166,7 @@ async fn a_replayed_answer_is_refused() {
 #[tokio::test]
 async fn an_unknown_request_id_is_not_found_and_so_is_a_request_no_longer_live() {
     let c = RefCase::new().await;
-    let known = request_uri(&c.link());
+    let known = c.request_uri();
     let unknown = format!("{}/request/{}", c.url, "A".repeat(22));
     for resp in [
         c.app.client.get(&unknown).send().await.unwrap(),
@@ -224,7 +215,7 @@ async fn an_unknown_request_id_is_not_found_and_so_is_a_request_no_longer_live()
 #[tokio::test]
 async fn a_request_past_its_10_minutes_is_not_found_and_an_expired_invite_is_a_conflict() {
     let c = RefCase::new().await;
-    let uri = request_uri(&c.link());
+    let uri = c.request_uri();
     c.app.clock.advance(9 * 60 + 59);
     assert_eq!(c.app.client.get(&uri).send().await.unwrap().status(), 200);
     c.app.clock.advance(1);
