@@ -327,6 +327,21 @@ pub async fn assert_error(resp: reqwest::Response, status: u16, code: u32) -> Va
     body
 }
 
+/// A wallet's answer, whatever it held: accepted (200 with a `redirect_uri`) or refused
+/// (400 with the JSON error body), never another status; `round` names the input.
+pub async fn assert_accepted_or_refused(resp: reqwest::Response, round: usize) {
+    let status = resp.status().as_u16();
+    let body: Value = resp.json().await.unwrap();
+    match status {
+        200 => assert!(body["redirect_uri"].is_string(), "round {round}: {body}"),
+        400 => assert!(
+            body["error"].is_u64() && body["message"].is_string(),
+            "round {round}: {body}"
+        ),
+        other => panic!("round {round}: status {other}: {body}"),
+    }
+}
+
 /// The gateway page at `url` (an invite's `url`): answered 200, its HTML.
 pub async fn gateway_page(client: &reqwest::Client, url: &str) -> String {
     let resp = client.get(url).send().await.unwrap();
