@@ -149,12 +149,7 @@ async fn every_fetch_of_a_live_request_gets_the_same_request_and_key_and_a_get_t
         "application/oauth-authz-req+jwt"
     );
     let jws = resp.text().await.unwrap();
-    let payload: Value = serde_json::from_slice(
-        &URL_SAFE_NO_PAD
-            .decode(jws.split('.').nth(1).unwrap())
-            .unwrap(),
-    )
-    .unwrap();
+    let payload = crate::wallet::jws_payload(&jws);
     assert_eq!(payload["state"], first.text("state").as_str());
     assert_eq!(
         payload["client_metadata"]["encrypted_response_enc_values_supported"],
@@ -183,12 +178,7 @@ async fn wallet_metadata_as_one_json_field_is_heard_and_wallet_nonce_echoed() {
         .unwrap();
     assert_eq!(resp.status(), 200);
     let jws = resp.text().await.unwrap();
-    let payload: Value = serde_json::from_slice(
-        &URL_SAFE_NO_PAD
-            .decode(jws.split('.').nth(1).unwrap())
-            .unwrap(),
-    )
-    .unwrap();
+    let payload = crate::wallet::jws_payload(&jws);
     assert_eq!(payload["wallet_nonce"], "wn-1");
     assert_eq!(payload["aud"], "https://wallet.example");
     assert_eq!(
@@ -212,15 +202,5 @@ async fn verifier_info_goes_verbatim_into_the_request_object_and_the_dc_api_requ
     let resolved = resolve(&c.link(), &Value::Null).await.unwrap();
     assert_eq!(resolved.payload()["verifier_info"], info);
     let page = crate::wallet::DcApiPage::from_gateway_html(&c.html);
-    let jws = page.requests()[0]["data"]["request"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let r1: Value = serde_json::from_slice(
-        &URL_SAFE_NO_PAD
-            .decode(jws.split('.').nth(1).unwrap())
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(r1["verifier_info"], info);
+    assert_eq!(page.r1().params["verifier_info"], info);
 }

@@ -55,12 +55,7 @@ impl DcApiPage {
             OPENID4VP_UNSIGNED => (r1["data"].clone(), None),
             OPENID4VP_SIGNED => {
                 let jws = r1["data"]["request"].as_str().expect("request").to_owned();
-                let payload = jws.split('.').nth(1).expect("JWS payload");
-                let payload = URL_SAFE_NO_PAD.decode(payload).expect("base64url payload");
-                (
-                    serde_json::from_slice(&payload).expect("JSON payload"),
-                    Some(jws),
-                )
+                (super::jws_payload(&jws), Some(jws))
             }
             other => panic!("R1 protocol {other}"),
         };

@@ -32,7 +32,9 @@ pub use dc_answer::{
     jwe_for_jwk, jwk_thumbprint, DcAnswer, DcWallet,
 };
 pub use dc_api::{get as cbor_get, int_key as cbor_int_key, untag24, DcApiPage};
-pub use request::{credential_queries, html_unescape, AuthorizationRequest, CredentialQuery};
+pub use request::{
+    credential_queries, html_unescape, jws_payload, AuthorizationRequest, CredentialQuery,
+};
 
 impl agegate::testkit::Request for AuthorizationRequest {
     fn client_id(&self) -> &str {

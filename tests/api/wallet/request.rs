@@ -227,12 +227,7 @@ impl AuthorizationRequest {
         let resp = client.get(&request_uri).send().await.unwrap();
         assert_eq!(resp.status(), 200, "the request object of {request_uri}");
         let jws = resp.text().await.unwrap();
-        let payload = jws.split('.').nth(1).expect("a JWS payload");
-        let payload: serde_json::Value = serde_json::from_slice(
-            &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
-                .expect("base64url"),
-        )
-        .expect("a JSON payload");
+        let payload = jws_payload(&jws);
         let mut uri = url::form_urlencoded::Serializer::new(String::new());
         for (name, value) in payload.as_object().expect("a JSON object") {
             let value = value
@@ -270,4 +265,14 @@ impl AuthorizationRequest {
             }
         }
     }
+}
+
+/// The payload of a compact JWS as JSON, read without checking the signature.
+pub fn jws_payload(jws: &str) -> serde_json::Value {
+    let payload = jws.split('.').nth(1).expect("a JWS payload");
+    serde_json::from_slice(
+        &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
+            .expect("base64url"),
+    )
+    .expect("a JSON payload")
 }
