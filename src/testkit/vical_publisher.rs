@@ -27,6 +27,8 @@ pub struct VicalKnobs {
     pub tamper_payload: bool,
     /// Wrap in COSE_Sign1's tag 18 (valid either way).
     pub tagged: bool,
+    /// The `vicalIssueID` (7 when `None`): older and newer lists.
+    pub issue_id: Option<u64>,
 }
 
 /// A VICAL provider on the app's clock: its VICALs are dated `now`.
@@ -111,6 +113,7 @@ impl VicalPublisher {
             bad_signature: knobs.bad_signature,
             tamper_payload: knobs.tamper_payload,
             tagged: knobs.tagged,
+            issue_id: knobs.issue_id.unwrap_or(7),
             x5chain: if knobs.no_x5chain {
                 X5chain::Absent
             } else {

@@ -4,7 +4,9 @@
 //! B; each outcome is one log line naming the list; a second node started on the same
 //! database while the source is down starts with B; the nodes agree; `/metrics` has the
 //! lists' gauges and failure counts; a credential under a provider only B lists verifies
-//! once B is in force. On SQLite and PostgreSQL (AGEGATE_TEST_BACKEND).
+//! once B is in force; a VICAL at a URL is never taken backwards either (an older
+//! `vicalIssueID` refused, a newer one taken). On SQLite and PostgreSQL
+//! (AGEGATE_TEST_BACKEND).
 
 use crate::helpers::{
     cli_site, client, eventually, gateway_page, json_output, now, scrape, temp_db, trust_show_json,
@@ -329,4 +331,62 @@ async fn a_vical_at_a_url_gives_mdl_anchors_and_is_listed_as_a_source() {
         (&s["list"], &s["kind"], &s["sequence"], &s["anchors"]),
         (&"mdl-vical".into(), &"mdl".into(), &7.into(), &1.into())
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vical_older_than_the_one_in_force_is_refused_and_a_newer_one_taken() {
+    use crate::wallet::{TestIssuer, VicalEntry, VicalKnobs, VicalPublisher};
+    let now = now();
+    let state = TestIssuer::named("agegate test IACA root", now);
+    let publisher = VicalPublisher::new(now);
+    let issued = |issue_id| {
+        let knobs = VicalKnobs {
+            issue_id: Some(issue_id),
+            ..VicalKnobs::default()
+        };
+        Reply::List(publisher.vical(&[VicalEntry::mdl(&state.ca_der)], &knobs))
+    };
+    let source = ListSource::start(issued(7)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("vical-anchor.pem");
+    std::fs::write(&anchor, &publisher.anchor_pem).unwrap();
+    let (_db_dir, db) = temp_db();
+    let metrics = free_addr();
+    let anchor = anchor.display().to_string();
+    let node = ServerProcess::start(
+        &db,
+        &[
+            "--mdl-vical",
+            &source.url,
+            "--mdl-vical-anchor",
+            &anchor,
+            "--trust-refresh",
+            "1s",
+            "--metrics-listen",
+            &metrics,
+        ],
+    );
+    let metrics = format!("http://{metrics}");
+    let named = format!("trusted list mdl-vical {}", source.url);
+    node.logged(&format!("{named}: sequence 7 in force")).await;
+
+    // Issue 6 after 7: refused as older, every time it is fetched; 7 stays.
+    source.serve(issued(6));
+    eventually("issue 6 refused as older", Duration::from_secs(10), || {
+        let (metrics, url) = (metrics.clone(), source.url.clone());
+        async move { failures(&metrics, &url, "older").await >= 2.0 }
+    })
+    .await;
+    let needle = format!("{named} refused (older): ");
+    let lines = node.log_lines(&needle);
+    assert!(
+        lines[0].contains("sequence number 6 is lower than the 7 in force")
+            && lines[0].ends_with("; sequence 7 stays in force"),
+        "{}",
+        lines[0]
+    );
+
+    // Issue 8: taken.
+    source.serve(issued(8));
+    node.logged(&format!("{named}: sequence 8 in force")).await;
 }
