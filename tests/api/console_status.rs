@@ -185,7 +185,14 @@ async fn verifications_stored_before_the_counts_by_status_began_are_counted_once
     }
 }
 
-/// Removes the counts by credential status and marks the last migration as not run.
+/// The migrations that count stored receipts by credential status (SQLite, PostgreSQL).
+const STATUS_MIGRATION: (i64, i64) = (19, 14);
+/// Why this test stops when a later migration exists: it marks the credential-status
+/// migration as not run, and SQLite's runner would run every later one again too.
+const NOT_LAST: &str = "the credential-status migration is no longer the last: mark only \
+    it as not run here, or re-run it another way";
+
+/// Removes the counts by credential status and marks their migration as not run.
 async fn before_the_migration(app: &TestApp) {
     const REMOVE: &str = "DELETE FROM invite_tallies WHERE event = 'credential-status'";
     if crate::pg::postgres_backend() {
@@ -193,9 +200,15 @@ async fn before_the_migration(app: &TestApp) {
             .await
             .unwrap();
         tokio::spawn(connection);
+        let last: i64 = client
+            .query_one("SELECT MAX(version)::bigint FROM schema_migrations", &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(last, STATUS_MIGRATION.1, "{NOT_LAST}");
         let sql = format!(
-            "{REMOVE}; DELETE FROM schema_migrations
-             WHERE version = (SELECT MAX(version) FROM schema_migrations)"
+            "{REMOVE}; DELETE FROM schema_migrations WHERE version = {}",
+            STATUS_MIGRATION.1
         );
         client.batch_execute(&sql).await.unwrap();
     } else {
@@ -204,6 +217,7 @@ async fn before_the_migration(app: &TestApp) {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
+        assert_eq!(version, STATUS_MIGRATION.0, "{NOT_LAST}");
         conn.execute_batch(&format!("{REMOVE}; PRAGMA user_version = {}", version - 1))
             .unwrap();
     }
