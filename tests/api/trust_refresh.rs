@@ -370,9 +370,9 @@ async fn a_vical_older_than_the_one_in_force_is_refused_and_a_newer_one_taken() 
     let named = format!("trusted list mdl-vical {}", source.url);
     node.logged(&format!("{named}: sequence 7 in force")).await;
 
-    // Issue 6 after 7: refused as older, every time it is fetched; 7 stays.
+    // vicalIssueID 6 after 7: refused as older, every time it is fetched; 7 stays.
     source.serve(issued(6));
-    eventually("issue 6 refused as older", Duration::from_secs(10), || {
+    eventually("6 refused as older", Duration::from_secs(10), || {
         let (metrics, url) = (metrics.clone(), source.url.clone());
         async move { failures(&metrics, &url, "older").await >= 2.0 }
     })
@@ -386,7 +386,7 @@ async fn a_vical_older_than_the_one_in_force_is_refused_and_a_newer_one_taken() 
         lines[0]
     );
 
-    // Issue 8: taken.
+    // vicalIssueID 8: taken.
     source.serve(issued(8));
     node.logged(&format!("{named}: sequence 8 in force")).await;
 }
