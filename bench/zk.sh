@@ -88,6 +88,10 @@ if ((FLOOD > 0)); then
 fi
 until grep -q ready "$work/poster" 2>/dev/null; do sleep 0.2; done
 
+cpu_rate() { # from t0, t1 (ticks) and s0, s1 (seconds): "CPU-ms-per-second seconds"
+  python3 -c "print(f'{($t1 - $t0) * 1000 / $hz / ($s1 - $s0):.1f} {$s1 - $s0:.2f}')"
+}
+
 cpu_ticks() { # the server's CPU (user + system, clock ticks) in every thread but the ZK workers
   local total=0 task stat
   for task in /proc/"$server"/task/*; do
@@ -121,7 +125,7 @@ for round in $(seq "$ROUNDS"); do
     p99 "$round $load status" -s bench/wrk/invites.lua "http://127.0.0.1:$port" -- get "$SITE" "$AUTH" "$work/ids" none 0
     p99 "$round $load page" "$url"
     t1=$(cpu_ticks) s1=$(date +%s.%N)
-    echo "$round $load cpu $(python3 -c "print(f'{($t1 - $t0) * 1000 / $hz / ($s1 - $s0):.1f}')") $(python3 -c "print(f'{$s1 - $s0:.2f}')")"
+    echo "$round $load cpu $(cpu_rate)"
   done
 done | tee "$work/results"
 if ((FLOOD > 0)); then
@@ -138,7 +142,7 @@ if ((FLOOD > 0)); then
     t0=$(cpu_ticks) s0=$(date +%s.%N) n0=$(turned_away)
     sleep "$DURATION"
     t1=$(cpu_ticks) s1=$(date +%s.%N) n1=$(turned_away)
-    echo "quiet $load cost $(python3 -c "print(f'{($t1 - $t0) * 1000 / $hz / ($s1 - $s0):.1f}')") $(python3 -c "print(f'{$s1 - $s0:.2f}')") $((n1 - n0))"
+    echo "quiet $load cost $(cpu_rate) $((n1 - n0))"
   done | tee -a "$work/results"
   # The control: the same flood at the ceiling's /busy (examples/ceiling.rs: the same stack
   # answering the same 503 at the headers, nothing else), alone on the server's core: its
@@ -166,7 +170,7 @@ if ((FLOOD > 0)); then
   sleep "$DURATION"
   t1=$(server=$ceiling_pid cpu_ticks) s1=$(date +%s.%N) n1=$(curl -sf "http://127.0.0.1:$cport/busy")
   rm -f "$work/ceiling-go"
-  echo "quiet ceiling cost $(python3 -c "print(f'{($t1 - $t0) * 1000 / $hz / ($s1 - $s0):.1f}')") $(python3 -c "print(f'{$s1 - $s0:.2f}')") $((n1 - n0))" | tee -a "$work/results"
+  echo "quiet ceiling cost $(cpu_rate) $((n1 - n0))" | tee -a "$work/results"
   kill "$ceiling_pid" 2>/dev/null || true
 fi
 rm -f "$work/go" "$work/flood"
