@@ -1,6 +1,6 @@
 //! What every request to the public listener passes through before its route, as one
 //! service: a span named by the method and path, a JSON 500 for a handler that panics,
-//! compression for clients that ask for it, and the limits on a request's body (its size
+//! compression for clients that ask for it (of answers from 1 KiB on), and the limits on a request's body (its size
 //! for axum's extractors, a deadline for the rest of it).
 //!
 //! tower-http's trace, compression and panic layers did this before, stacked. Each one
@@ -31,7 +31,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 use std::time::Instant;
-use tower_http::compression::predicate::{DefaultPredicate, Predicate};
+use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
 use tower_http::compression::CompressionLayer;
 use tower_http::timeout::RequestBodyTimeout;
 use tower_layer::Layer;
@@ -63,7 +63,11 @@ fn guarded(routes: Router) -> Guarded {
 impl Edge {
     pub fn new(routes: Router) -> Self {
         Self {
-            compressed: guarded(routes.clone().layer(CompressionLayer::new())),
+            compressed: guarded(
+                routes
+                    .clone()
+                    .layer(CompressionLayer::new().compress_when(worth_compressing())),
+            ),
             plain: guarded(routes),
         }
     }
@@ -152,7 +156,7 @@ impl Future for WithVary {
         let headers = response.headers();
         let compressible = !headers.contains_key(CONTENT_ENCODING)
             && !headers.contains_key(CONTENT_RANGE)
-            && DefaultPredicate::new().should_compress(&response);
+            && worth_compressing().should_compress(&response);
         let named = headers
             .get_all(VARY)
             .iter()
@@ -164,6 +168,19 @@ impl Future for WithVary {
         }
         Poll::Ready(Ok(response))
     }
+}
+
+/// Answers shorter than this go as they are, whatever the client accepts: under one TCP
+/// segment compression saves no packet, while starting a gzip or Brotli stream (their
+/// tables allocated and zeroed) cost a status read's 152-byte record 3.7 times the CPU of
+/// the whole read (BENCHMARKS.md, "Measured design choices"). Most HTTP clients ask for
+/// compression by default (Python's requests, Node's fetch, browsers).
+pub const COMPRESS_FROM_BYTES: u16 = 1024;
+
+/// What the compression layer takes on: tower-http's default (no images, gRPC or event
+/// streams) from [`COMPRESS_FROM_BYTES`] on.
+fn worth_compressing() -> impl Predicate {
+    DefaultPredicate::new().and(SizeAbove::new(COMPRESS_FROM_BYTES))
 }
 
 /// Whether a `Vary` value already names `Accept-Encoding` (in a list, in any case).

@@ -1,4 +1,4 @@
-use super::Edge;
+use super::{Edge, COMPRESS_FROM_BYTES};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::response::Response;
@@ -6,21 +6,36 @@ use axum::routing::get;
 use axum::Router;
 use tower_service::Service;
 
-const LONG: &str = "an answer long enough for the compression layer to take it on";
+/// Long enough for the compression layer to take it on.
+fn long() -> String {
+    "an answer long enough for the compression layer to take it on. ".repeat(20)
+}
+
+fn of_length(n: u16) -> String {
+    "x".repeat(n.into())
+}
 
 fn edge() -> Edge {
     Edge::new(
         Router::new()
-            .route("/long", get(|| async { LONG }))
+            .route("/long", get(|| async { long() }))
+            .route(
+                "/just-under",
+                get(|| async { of_length(COMPRESS_FROM_BYTES - 1) }),
+            )
+            .route(
+                "/just-enough",
+                get(|| async { of_length(COMPRESS_FROM_BYTES) }),
+            )
             .route("/short", get(|| async { "ok" }))
             .route(
                 "/varies",
-                get(|| async { ([("vary", "Origin, Accept-Encoding")], LONG) }),
+                get(|| async { ([("vary", "Origin, Accept-Encoding")], long()) }),
             )
             .route(
                 "/panics",
                 get(|| async {
-                    if LONG.len() > 1 {
+                    if long().len() > 1 {
                         panic!("a handler's bug");
                     }
                     "unreachable"
@@ -58,7 +73,7 @@ async fn an_answer_to_a_request_without_accept_encoding_is_plain_and_says_it_var
     assert_eq!(resp.status(), StatusCode::OK);
     assert!(resp.headers().get("content-encoding").is_none());
     assert_eq!(header(&resp, "vary"), ["accept-encoding"]);
-    assert_eq!(body(resp).await, LONG.as_bytes());
+    assert_eq!(body(resp).await, long().as_bytes());
 }
 
 #[tokio::test]
@@ -68,6 +83,31 @@ async fn an_answer_to_a_request_that_accepts_gzip_is_gzipped_and_says_it_varies(
     assert_eq!(header(&resp, "vary"), ["accept-encoding"]);
     let zipped = body(resp).await;
     assert_eq!(&zipped[..2], &[0x1f, 0x8b], "a gzip stream");
+}
+
+#[tokio::test]
+async fn an_answer_under_a_kilobyte_goes_plain_even_to_a_client_that_accepts_compression() {
+    for encoding in [None, Some("gzip"), Some("br"), Some("gzip, deflate, br")] {
+        let resp = send("/just-under", encoding).await;
+        assert!(
+            resp.headers().get("content-encoding").is_none(),
+            "{encoding:?}"
+        );
+        // Not compressible, so not varying: no Vary either way.
+        assert!(header(&resp, "vary").is_empty(), "{encoding:?}");
+        assert_eq!(
+            body(resp).await,
+            of_length(COMPRESS_FROM_BYTES - 1).as_bytes()
+        );
+    }
+    for encoding in ["gzip", "br"] {
+        let resp = send("/just-enough", Some(encoding)).await;
+        assert_eq!(header(&resp, "content-encoding"), [encoding]);
+        assert_eq!(header(&resp, "vary"), ["accept-encoding"]);
+    }
+    let resp = send("/just-enough", None).await;
+    assert!(resp.headers().get("content-encoding").is_none());
+    assert_eq!(header(&resp, "vary"), ["accept-encoding"]);
 }
 
 #[tokio::test]
