@@ -17,6 +17,8 @@
 #     measures the instrument; the flood's rate is printed, and so is the server's own CPU
 #     (its threads but the ZK workers, from /proc) per second of each load and per
 #     answer turned away: what the flood costs the server.
+# wrk's closed loop saturates the server, so its p99 is a queue that any CPU taken from the
+# server lengthens; status reads at a fixed rate, phases interleaved: bench/zk_phases.sh.
 # Bounded: DURATION seconds per wrk run; loopback only; the work directory is removed.
 #
 #   bash bench/zk.sh                      # ROUNDS=3 DURATION=10 RUNS=9 CONNECTIONS=16 POSTERS=2

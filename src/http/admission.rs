@@ -10,6 +10,9 @@
 //! (chunked), is taken for a proof and turned away while the pool is full; a plain answer
 //! is never turned away by the pool. A proof that slips through (the pool filled while its
 //! body arrived) is still refused by the pool itself, after its cheap checks.
+//!
+//! An answer admitted as a possible proof is decoded on the proof lane
+//! ([`crate::zk::ProofLane`]), off the threads that answer every other request.
 
 use axum::extract::FromRequestParts;
 use axum::http::header::CONTENT_LENGTH;
@@ -19,27 +22,59 @@ use axum::http::HeaderMap;
 use super::body::BODY_LIMIT;
 use super::error::{ApiError, ErrorCode};
 use super::AppState;
+use crate::zk::{LanePanicked, ProofLane};
 
 /// Longest answer taken for a plain one: every other route's body limit, a dozen times a
 /// plain answer and a fifth of the smallest proof.
 pub const PLAIN_ANSWER_MAX: u64 = BODY_LIMIT as u64;
 
-/// Admits a wallet answer to have its body read (an extractor placed before the body's).
-pub struct ZkAdmission;
+/// Admits a wallet answer to have its body read (an extractor placed before the body's),
+/// and says where it is decoded.
+pub struct ZkAdmission {
+    /// The proof lane, for an answer that may be a proof.
+    lane: Option<ProofLane>,
+}
+
+impl ZkAdmission {
+    /// Where the answer is decoded ([`crate::app::verification::Verification::on_lane`]).
+    pub fn lane(&self) -> Option<ProofLane> {
+        self.lane.clone()
+    }
+
+    /// Runs `decode`, pure CPU on the answer's bytes, where the answer is decoded.
+    pub async fn decode<R, F>(&self, decode: F) -> Result<R, ApiError>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        match &self.lane {
+            None => Ok(decode()),
+            Some(lane) => lane
+                .run(async move { decode() })
+                .await
+                .map_err(|LanePanicked| {
+                    ApiError::Internal("decoding a wallet answer panicked".into())
+                }),
+        }
+    }
+}
 
 impl FromRequestParts<AppState> for ZkAdmission {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let Some(zk) = state.zk.as_deref() else {
-            return Ok(Self);
+        let zk = state.zk.as_deref();
+        let Some(zk) = zk.filter(|_| may_be_a_proof(&parts.headers)) else {
+            return Ok(Self { lane: None });
         };
-        if may_be_a_proof(&parts.headers) && zk.pool.is_full() {
+        if zk.pool.is_full() {
             // Debug only: a flood must not become a flood of log lines.
             tracing::debug!("zero-knowledge proof pool full: an answer turned away unread");
             return Err(ErrorCode::ZkBusy.into());
         }
-        Ok(Self)
+        Ok(Self {
+            lane: Some(zk.lane.clone()),
+        })
     }
 }
 

@@ -116,9 +116,17 @@ fn is_json(headers: &HeaderMap) -> bool {
             && essence[essence.len() - 5..].eq_ignore_ascii_case("+json"))
 }
 
-/// An `application/x-www-form-urlencoded` body as its decoded fields, in order. Any
-/// bytes decode (invalid UTF-8 is replaced), so only the size and type can be refused.
-pub struct FormBody(pub Vec<(String, String)>);
+/// An `application/x-www-form-urlencoded` body, read; [`FormBody::fields`] decodes it.
+/// Any bytes decode (invalid UTF-8 is replaced), so only the size and type can be refused.
+pub struct FormBody(pub Bytes);
+
+impl FormBody {
+    /// The decoded fields, in order (decoded apart from the reading, so that a proof's
+    /// 320 KB and more can be decoded on the proof lane).
+    pub fn fields(&self) -> Vec<(String, String)> {
+        url::form_urlencoded::parse(&self.0).into_owned().collect()
+    }
+}
 
 impl<S: Send + Sync> FromRequest<S> for FormBody {
     type Rejection = ApiError;
@@ -132,9 +140,7 @@ impl<S: Send + Sync> FromRequest<S> for FormBody {
         if !is_form {
             return Err(ErrorCode::PresentationFormInvalid.into());
         }
-        Ok(FormBody(
-            url::form_urlencoded::parse(&bytes).into_owned().collect(),
-        ))
+        Ok(FormBody(bytes))
     }
 }
 

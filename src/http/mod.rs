@@ -87,6 +87,7 @@ impl App {
             signer: self.dc_api.signer.as_ref(),
             status_mode: self.status_mode,
             status_lists: &self.status_lists,
+            lane: None,
         }
     }
 

@@ -204,11 +204,12 @@ pub struct AnswerAccepted {
 pub async fn answer(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
-    _: ZkAdmission,
+    admission: ZkAdmission,
     form: Result<FormBody, ApiError>,
 ) -> Result<Json<AnswerAccepted>, ApiError> {
-    let FormBody(form) = wallet_body(form)?;
+    let body = wallet_body(form)?;
     let id = answered_invite(path)?;
+    let form = admission.decode(move || body.fields()).await?;
     let answer = WalletAnswer::from_form(&form);
     let encrypted = form.iter().find(|(k, _)| k == "response").map(|(_, v)| v);
     let answer = match (encrypted, &answer) {
@@ -219,7 +220,11 @@ pub async fn answer(
         },
         (None, None) => Answer::MalformedLink,
     };
-    state.verification().answer(&id, answer).await?;
+    state
+        .verification()
+        .on_lane(admission.lane())
+        .answer(&id, answer)
+        .await?;
     Ok(Json(AnswerAccepted {
         redirect_uri: state.gateway_url(&id),
     }))

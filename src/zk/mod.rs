@@ -2,6 +2,7 @@
 //! server loaded from `--zk-circuits` and the bounded pool their checks run on. The proof
 //! verifier itself is the pure crate `agegate-zk`.
 
+mod lane;
 mod pool;
 
 use std::path::Path;
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use crate::domain::{ZkOffer, ZkPolicy};
 
 pub use agegate_zk::{CircuitInfo, PublicInputs, ZkCircuit};
+pub use lane::{LanePanicked, ProofLane};
 pub use pool::{PoolFull, RunError, ZkPool};
 
 /// The circuits loaded at start, each parsed once and shared by every check.
@@ -94,11 +96,13 @@ impl ZkCircuits {
     }
 }
 
-/// The ZK part of a running server: the circuits and the pool checks run on.
+/// The ZK part of a running server: the circuits, the pool checks run on, and the lane
+/// where answers taken for proofs are handled before their check.
 #[derive(Debug)]
 pub struct Zk {
     pub circuits: ZkCircuits,
     pub pool: ZkPool,
+    pub lane: ProofLane,
 }
 
 impl Zk {
@@ -109,7 +113,13 @@ impl Zk {
         }
         let pool = ZkPool::new(workers);
         test_panics(&pool);
-        Some(Arc::new(Self { circuits, pool }))
+        // At start a failure to spawn is fatal, as for the pool's workers.
+        let lane = ProofLane::start().expect("start the ZK answers' thread");
+        Some(Arc::new(Self {
+            circuits,
+            pool,
+            lane,
+        }))
     }
 }
 

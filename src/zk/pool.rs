@@ -183,7 +183,7 @@ impl Drop for Replacement {
 
 /// Puts the calling thread under `SCHED_IDLE`; elsewhere, or where the call is refused,
 /// it keeps the default policy.
-fn run_when_idle() {
+pub(super) fn run_when_idle() {
     if let Err(e) = idle_policy() {
         tracing::debug!(error = %e, "the ZK worker keeps the default scheduling policy");
     }

@@ -65,8 +65,11 @@ impl Verification<'_> {
         else {
             return Err(not_live());
         };
-        let (state, answer) =
-            answering.refused_if(response::direct_post_jwt(jwe, &reference.key, &Enc::ALL))?;
+        let (jwe, key) = (jwe.to_owned(), reference.key.clone());
+        let decrypted = self
+            .decode(move || response::direct_post_jwt(&jwe, &key, &Enc::ALL))
+            .await?;
+        let (state, answer) = answering.refused_if(decrypted)?;
         if state.as_deref() != Some(reference.state.as_str()) {
             return Err(not_live());
         }

@@ -136,9 +136,37 @@ pub struct Verification<'a> {
     /// `--credential-status`, and the status lists in hand.
     pub status_mode: crate::domain::StatusMode,
     pub status_lists: &'a std::sync::Arc<crate::trust::status_lists::StatusLists>,
+    /// Where this answer's decoding runs: the proof lane for an answer taken for a proof
+    /// (see [`Verification::on_lane`]), the calling thread otherwise.
+    pub lane: Option<crate::zk::ProofLane>,
 }
 
 impl Verification<'_> {
+    /// The answer is one taken for a proof (its length said so): its decoding, the
+    /// milliseconds of CPU a proof's 320 KB and more cost before the check, runs on the
+    /// proof lane, off the threads that answer every other request.
+    pub fn on_lane(mut self, lane: Option<crate::zk::ProofLane>) -> Self {
+        self.lane = lane;
+        self
+    }
+
+    /// Runs `work`, pure CPU on an answer's bytes (it takes no lock another thread waits
+    /// on: the lane's thread runs only when no other wants the CPU), on the proof lane if
+    /// this answer is handled there.
+    async fn decode<R, F>(&self, work: F) -> Result<R, AnswerError>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        match &self.lane {
+            None => Ok(work()),
+            Some(lane) => lane
+                .run(async move { work() })
+                .await
+                .map_err(|_| AnswerError::CheckPanicked),
+        }
+    }
+
     /// Takes `answer` to invite `id` through every rule: accepted, the request is used up
     /// and the invite verified in one transaction (single use across transports).
     pub async fn answer(&self, id: &InviteId, answer: Answer<'_>) -> Result<Verified, AnswerError> {
@@ -155,8 +183,11 @@ impl Verification<'_> {
                 let client_id = presentation::client_id(&response_uri);
                 let transcript =
                     mdoc::session_transcript(&client_id, &request.nonce, &response_uri);
-                let (kind, device_response) =
-                    answering.check(mdoc::device_response_bytes(vp_token, &answering.anchors))?;
+                let (vp_token, anchors) = (vp_token.to_owned(), answering.anchors.clone());
+                let decoded = self
+                    .decode(move || mdoc::device_response_bytes(&vp_token, &anchors))
+                    .await?;
+                let (kind, device_response) = answering.check(decoded)?;
                 let opened = Opened {
                     device_response,
                     transcript,
@@ -174,8 +205,9 @@ impl Verification<'_> {
             } => {
                 let protocol = answering.refused_if(Protocol::parse(protocol))?;
                 let request = self.live_request(&answering, state).await?;
-                let opened =
-                    dc_api::open(&answering, self.dc_api_origin, &request, protocol, data)?;
+                let opened = self
+                    .open_dc_api(&answering, &request, protocol, data)
+                    .await?;
                 (request, opened)
             }
         };

@@ -1,6 +1,6 @@
 //! Zero-knowledge answers (docs/zk.md#zero-knowledge-proofs): the site's policy, the
-//! cheap checks of [`crate::mdoc::zk`], then the proof on the bounded pool, off the async
-//! runtime's threads. A full pool leaves the invite and its live request as they were.
+//! cheap checks of [`crate::mdoc::zk`] on the proof lane, then the proof on the bounded
+//! pool, both off the async runtime's threads. A full pool leaves the invite and its live request as they were.
 
 use std::time::Instant;
 
@@ -39,16 +39,26 @@ impl Answering<'_> {
         let (Some(zk), Some(offer)) = (zk, request.zk.as_ref()) else {
             return Err(self.refuse(opened.kind, PresentationError::ZkNotOffered));
         };
-        let expected = ZkExpected {
-            offered: &offer.circuits,
-            min_age: request.required_age(self.gateway.min_age).get(),
-            now: self.now,
-        };
+        let offered = offer.circuits.clone();
+        let min_age = request.required_age(self.gateway.min_age).get();
+        let now = self.now;
         let anchors = match opened.kind {
             Some(kind) => self.anchors.only(kind),
             None => self.anchors.clone(),
         };
-        let checked = zk::check_zk_response(&opened.device_response, &expected, &anchors)
+        let device_response = opened.device_response;
+        // The cheap checks too run on the lane: a proof's CBOR and MSO are 320 KB and more.
+        let checks = zk.lane.run(async move {
+            let expected = ZkExpected {
+                offered: &offered,
+                min_age,
+                now,
+            };
+            zk::check_zk_response(&device_response, &expected, &anchors)
+        });
+        let checked = checks
+            .await
+            .map_err(|_| AnswerError::CheckPanicked)?
             .map_err(|reason| self.refuse(opened.kind, reason))?;
         // Offered by this request but no longer loaded (a restart with fewer circuits).
         let Some(circuit) = zk.circuits.by_hash(&checked.circuit_hash).cloned() else {

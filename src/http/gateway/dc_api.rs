@@ -190,7 +190,7 @@ impl RequestBody for DcApiAnswer {
 pub async fn answer(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
-    _: ZkAdmission,
+    admission: ZkAdmission,
     answer: Result<JsonBody<DcApiAnswer>, ApiError>,
 ) -> Result<Json<AnswerAccepted>, ApiError> {
     let JsonBody(answer) = wallet_body(answer)?;
@@ -200,7 +200,11 @@ pub async fn answer(
         protocol: &answer.protocol,
         data: &answer.data,
     };
-    state.verification().answer(&id, answer).await?;
+    state
+        .verification()
+        .on_lane(admission.lane())
+        .answer(&id, answer)
+        .await?;
     Ok(Json(AnswerAccepted {
         redirect_uri: state.gateway_url(&id),
     }))
