@@ -1,12 +1,13 @@
-//! The lane where wallet answers taken for proofs are handled (docs/zk.md#the-proof-pool):
+//! The lane where wallet answers taken for proofs are decoded (docs/zk.md#the-proof-pool):
 //! one thread under `SCHED_IDLE`, as the proof checkers, running its own single-threaded
 //! runtime. An answer of 320 KB or more costs milliseconds of CPU before its proof is
-//! checked (the form or JSON decoded, the JWE decrypted, base64 and CBOR taken apart, the
-//! issuer's signature checked); on the runtime's workers that held every status read
-//! queued behind it, and with the pool busy status p99 rose from 0.35 to 1.34 ms at 2,000
-//! reads a second (`bench/zk_phases.sh`). Here that work runs on CPU time nothing else
-//! wants, as the check that follows it does. Plain answers stay on the workers: they are
-//! small, and under `SCHED_IDLE` a busy server would starve them.
+//! checked (the link's form decoded, the JWE decrypted, base64 and CBOR taken apart, the
+//! issuer's signature checked); on the runtime's workers that held status reads queued
+//! behind it: with the pool busy their p99 was 1.24–1.77 ms at 2,000 reads a second, 0.91
+//! with this lane, against 0.3 idle (`bench/zk_phases.sh`). Here that work runs on CPU
+//! time nothing else wants, as the check that follows it does. Plain answers stay on the
+//! workers: they are small, and under `SCHED_IDLE` a busy server would starve them. (The
+//! DC API's JSON body is still parsed where it arrives, by its extractor.)
 
 use std::future::Future;
 use tokio::runtime::{Builder, Handle};
