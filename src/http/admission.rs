@@ -47,15 +47,9 @@ impl ZkAdmission {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        match &self.lane {
-            None => Ok(decode()),
-            Some(lane) => lane
-                .run(async move { decode() })
-                .await
-                .map_err(|LanePanicked| {
-                    ApiError::Internal("decoding a wallet answer panicked".into())
-                }),
-        }
+        ProofLane::decode_on(self.lane.as_ref(), decode)
+            .await
+            .map_err(|LanePanicked| ApiError::Internal("decoding a wallet answer panicked".into()))
     }
 }
 

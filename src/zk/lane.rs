@@ -43,6 +43,19 @@ impl ProofLane {
         })
     }
 
+    /// Runs `work`, pure CPU on an answer's bytes, on `lane` when there is one, here
+    /// otherwise: where an answer is decoded.
+    pub async fn decode_on<R, F>(lane: Option<&ProofLane>, work: F) -> Result<R, LanePanicked>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        match lane {
+            None => Ok(work()),
+            Some(lane) => lane.run(async move { work() }).await,
+        }
+    }
+
     /// Runs `work` on the lane and awaits its output.
     pub async fn run<F>(&self, work: F) -> Result<F::Output, LanePanicked>
     where

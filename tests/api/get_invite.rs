@@ -87,16 +87,16 @@ async fn a_status_read_goes_plain_to_a_client_that_accepts_compression_and_a_lon
     let site = app.create_site().await;
     let invite = app.new_invite(&site, None).await;
     let id = invite["inviteId"].as_str().unwrap();
-    let status_url = app.url(&format!("/v1/website/{}/invite/{id}", site.site_id));
-    for encoding in ["gzip", "br", "gzip, deflate, br, zstd"] {
-        let resp = app
-            .client
-            .get(&status_url)
+    let get = |path: String, encoding: &'static str| {
+        app.client
+            .get(app.url(&path))
             .basic_auth(&site.username, Some(&site.password))
             .header("accept-encoding", encoding)
             .send()
-            .await
-            .unwrap();
+    };
+    let status_path = format!("/v1/website/{}/invite/{id}", site.site_id);
+    for encoding in ["gzip", "br", "gzip, deflate, br, zstd"] {
+        let resp = get(status_path.clone(), encoding).await.unwrap();
         assert_eq!(resp.status(), 200);
         assert!(
             resp.headers().get("content-encoding").is_none(),
@@ -109,16 +109,9 @@ async fn a_status_read_goes_plain_to_a_client_that_accepts_compression_and_a_lon
     for _ in 0..9 {
         app.new_invite(&site, None).await;
     }
-    let list_url = app.url(&format!("/v1/website/{}/invite", site.site_id));
     for encoding in ["gzip", "br"] {
-        let resp = app
-            .client
-            .get(&list_url)
-            .basic_auth(&site.username, Some(&site.password))
-            .header("accept-encoding", encoding)
-            .send()
-            .await
-            .unwrap();
+        let list_path = format!("/v1/website/{}/invite", site.site_id);
+        let resp = get(list_path, encoding).await.unwrap();
         assert_eq!(resp.status(), 200);
         assert_eq!(resp.headers()["content-encoding"], encoding);
         assert_eq!(resp.headers()["vary"], "accept-encoding");

@@ -158,13 +158,9 @@ impl Verification<'_> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        match &self.lane {
-            None => Ok(work()),
-            Some(lane) => lane
-                .run(async move { work() })
-                .await
-                .map_err(|_| AnswerError::CheckPanicked),
-        }
+        crate::zk::ProofLane::decode_on(self.lane.as_ref(), work)
+            .await
+            .map_err(|_| AnswerError::CheckPanicked)
     }
 
     /// Takes `answer` to invite `id` through every rule: accepted, the request is used up
