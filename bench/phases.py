@@ -6,7 +6,9 @@ WORK/NAME.phases ("phase from to" lines, Unix seconds). A request belongs to the
 start falls in, GUARD seconds clear of either end (the switch itself, and the launch time's
 error, are left out). Prints, per phase: requests, p50, p99 and p99.9 over all its cycles;
 p99's ratio to idle, with a 90 % interval from resampling whole cycles (each cycle's phases
-together, so the interval keeps the pairing); and the flood's ratio to the pool full.
+together, so the interval keeps the pairing); and the flood's ratio to the pool full. For
+the first NAME (agegate; the others are controls) the verdicts on the targets: status p99
+with the pool full within 1.20x of idle, flooded within 1.10x.
 """
 
 import csv
@@ -72,6 +74,12 @@ def main():
                          f" [{lo:.2f}-{hi:.2f}]")
             print(line)
             print("         p99 per cycle: " + " ".join(f"{quantile(c, .99):.2f}" for c in cs))
+        if name != sys.argv[2]:
+            continue
+        for phase, target in (("full", 1.20), ("flood", 1.10)):
+            ratio = quantile(pooled[phase], .99) / quantile(pooled["idle"], .99)
+            verdict = "holds" if ratio <= target else "FAILS"
+            print(f"   {name}: status p99 {phase} x{ratio:.2f} of idle (target <= {target:.2f} {verdict})")
 
 
 main()

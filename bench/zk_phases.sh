@@ -12,7 +12,10 @@
 #    their sends delayed oha itself, and on the server's they cost the server if anything.
 #  - The control: the ceiling (examples/ceiling.rs, status from memory), through the same
 #    phases, its "pool" a proof verifier in a process of its own under SCHED_IDLE on core 0
-#    (the crate's bench example) and its flood the same senders at its /busy.
+#    (the crate's bench example, offering its core back at every pause point as agegate's
+#    checkers do every 50 us: PAUSE=yield) and its flood the same senders at its /busy.
+#  - The targets (printed with their verdicts): status p99 with the pool full within 1.20x
+#    of idle; with the flood as well within 1.10x.
 # FLOOD senders (2) post the same proof FLOOD_PAUSE_MS (250) after each answer.
 #   SKIP_BUILD=1 BIN=/path/to/agegate bash bench/zk_phases.sh   # CYCLES=8 PHASE=3 RATE=2000
 set -euo pipefail
@@ -99,7 +102,7 @@ target=ceiling
 load "$cport"
 for _ in $(seq "$CYCLES"); do
   phase idle
-  taskset -c 0 chrt --idle 0 target/release/examples/bench "$vectors" 100000 >/dev/null 2>&1 &
+  PAUSE=yield taskset -c 0 chrt --idle 0 target/release/examples/bench "$vectors" 100000 >/dev/null 2>&1 &
   verifier=$!
   sleep 0.3
   phase full

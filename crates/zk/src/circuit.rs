@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::io::Read;
 
 use crate::field::Field;
+use crate::pause;
 
 /// Most sumcheck rounds a layer (or the outputs) may have.
 pub const MAX_LOGW: usize = 40;
@@ -60,9 +61,16 @@ impl Layer {
             r = undelta(r, rec[2]);
             f(g, l, r, rec[3] as usize);
         };
+        // A pause point every few thousand terms: a layer can hold millions.
         match &self.indices {
-            Indices::Narrow(v) => v.iter().for_each(|&i| step(&self.records[i as usize])),
-            Indices::Wide(v) => v.iter().for_each(|&i| step(&self.records[i as usize])),
+            Indices::Narrow(v) => v.chunks(PAUSE_EVERY).for_each(|c| {
+                c.iter().for_each(|&i| step(&self.records[i as usize]));
+                pause::point();
+            }),
+            Indices::Wide(v) => v.chunks(PAUSE_EVERY).for_each(|c| {
+                c.iter().for_each(|&i| step(&self.records[i as usize]));
+                pause::point();
+            }),
         }
     }
 
@@ -74,6 +82,9 @@ impl Layer {
             }
     }
 }
+
+/// Terms between two pause points.
+const PAUSE_EVERY: usize = 1024;
 
 fn undelta(prev: usize, d: u32) -> usize {
     let m = (d >> 1) as usize;

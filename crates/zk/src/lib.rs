@@ -13,6 +13,7 @@ mod fp256;
 mod gf2_128;
 mod ligero;
 mod merkle;
+mod pause;
 mod proof;
 mod rs;
 mod statement;
@@ -22,6 +23,7 @@ mod transcript;
 
 pub use circuit::CircuitError;
 pub use ligero::LigeroError;
+pub use pause::with_pause_hook;
 pub use proof::ProofError;
 pub use statement::{device_signed_hash, StatementError};
 pub use table::{CircuitInfo, LoadError, ZkCircuit, CIRCUITS};
@@ -97,6 +99,7 @@ impl ZkCircuit {
             .map_err(VerifyError::Proof)?;
         r.finish().map_err(VerifyError::Proof)?;
 
+        pause::point();
         let mut t = Transcript::new(inputs.session_transcript);
         t.write_bytes(&hp.root);
         t.write_bytes(&sp.root);
@@ -119,16 +122,20 @@ impl ZkCircuit {
         )
         .map_err(VerifyError::Statement)?;
 
+        pause::point();
         let c = &self.hash.circuit;
         sumcheck::begin(&mut t, c, &hash_public);
+        pause::point();
         let lc = sumcheck::verify(&mut t, c, &hash_public, &hp.sumcheck, &self.lagrange_hash);
         self.hash
             .ligero
             .verify(&hp.root, &hp.ligero, &mut t, &lc)
             .map_err(VerifyError::HashCircuit)?;
 
+        pause::point();
         let c = &self.sig.circuit;
         sumcheck::begin(&mut t, c, &sig_public);
+        pause::point();
         let lc = sumcheck::verify(&mut t, c, &sig_public, &sp.sumcheck, &self.lagrange_sig);
         self.sig
             .ligero

@@ -7,11 +7,16 @@ use sha2::{Digest, Sha256};
 
 use crate::field::Field;
 use crate::merkle;
+use crate::pause;
 use crate::rs::{apply, Interpolator};
 use crate::sumcheck::LinearConstraints;
 use crate::transcript::Transcript;
 
+/// Items of a long loop between two pause points.
+const PAUSE_EVERY: usize = 8192;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+
 pub struct Params {
     pub nreq: usize,
     pub block: usize,
@@ -130,6 +135,7 @@ impl<F: Field> Verifier<F> {
             h.update(proof.nonces[k]);
             h.update(&buf);
             leaves.push((i, h.finalize().into()));
+            pause::point();
         }
         if !merkle::verify(root, p.leaves(), &leaves, &proof.path) {
             return Err(LigeroError::Merkle);
@@ -149,6 +155,7 @@ impl<F: Field> Verifier<F> {
         let mut yc = row(0).to_vec();
         for (i, u) in u_ldt.iter().enumerate() {
             axpy(&mut yc, *u, row(3 + i));
+            pause::point();
         }
         if apply(&cb, &proof.y_ldt) != yc {
             return Err(LigeroError::LowDegree);
@@ -156,11 +163,14 @@ impl<F: Field> Verifier<F> {
 
         // Linear test: the constraints and the quadratic rows' copies, folded by α.
         let mut a = vec![F::ZERO; p.nwqrow * p.w];
-        for &(c, wi, f) in &lc.terms {
-            let (Some(al), Some(slot)) = (alphal.get(c), a.get_mut(wi)) else {
-                return Err(LigeroError::Internal);
-            };
-            *slot = slot.add(al.mul(f));
+        for chunk in lc.terms.chunks(PAUSE_EVERY) {
+            for &(c, wi, f) in chunk {
+                let (Some(al), Some(slot)) = (alphal.get(c), a.get_mut(wi)) else {
+                    return Err(LigeroError::Internal);
+                };
+                *slot = slot.add(al.mul(f));
+            }
+            pause::point();
         }
         let xs = p.nwrow * p.w;
         let ys = xs + p.nqtriples * p.w;
@@ -171,6 +181,9 @@ impl<F: Field> Verifier<F> {
                 a[start + q] = a[start + q].add(al);
                 a[wires[k]] = a[wires[k]].sub(al);
             }
+            if q % PAUSE_EVERY == PAUSE_EVERY - 1 {
+                pause::point();
+            }
         }
         let mut yc = row(1).to_vec();
         for i in 0..p.nwqrow {
@@ -180,7 +193,11 @@ impl<F: Field> Verifier<F> {
                 // The slice kernel reduces once per sum: this loop is the test's cost.
                 let ext = F::dot(&coef[p.nreq..], ai);
                 yc[k] = yc[k].add(ext.mul(tr[k]));
+                if k % 16 == 15 {
+                    pause::point();
+                }
             }
+            pause::point();
         }
         if apply(&cd, &proof.y_dot) != yc {
             return Err(LigeroError::Dot);
@@ -209,6 +226,7 @@ impl<F: Field> Verifier<F> {
             for k in 0..p.nreq {
                 yc[k] = yc[k].add(u.mul(z[k].sub(x[k].mul(y[k]))));
             }
+            pause::point();
         }
         let mut yquad = proof.y_quad_0.clone();
         yquad.resize(p.block, F::ZERO);

@@ -4,6 +4,7 @@
 //! proof) instead of extending whole rows.
 
 use crate::field::{batch_invert, Field};
+use crate::pause;
 
 pub struct Interpolator<F> {
     nodes: usize,
@@ -57,6 +58,7 @@ impl<F: Field> Interpolator<F> {
             F::mul_each(&mut row, &inv);
             F::scale(&mut row, ell);
             out.push(row);
+            pause::point();
         }
         Some(out)
     }
@@ -64,7 +66,13 @@ impl<F: Field> Interpolator<F> {
 
 /// Σ_j row_j·y_j for each coefficient row.
 pub fn apply<F: Field>(coefficients: &[Vec<F>], y: &[F]) -> Vec<F> {
-    coefficients.iter().map(|row| F::dot(row, y)).collect()
+    coefficients
+        .iter()
+        .map(|row| {
+            pause::point();
+            F::dot(row, y)
+        })
+        .collect()
 }
 
 #[cfg(test)]

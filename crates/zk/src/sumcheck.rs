@@ -7,6 +7,7 @@
 
 use crate::circuit::{Circuit, MAX_LOGW};
 use crate::field::Field;
+use crate::pause;
 use crate::transcript::Transcript;
 
 /// One layer of a sumcheck proof: per round `[p0 left, p0 right, p2 left, p2 right]`, then
@@ -63,7 +64,15 @@ fn eq_table_into<F: Field>(t: &mut Vec<F>, b: &[F], n: usize) {
     let n = n.max(1);
     let top = if b.is_empty() { 1 } else { 1 << (b.len() - 1) };
     t.clear();
-    t.resize(n.max(top), F::ZERO);
+    // Zeroed a part at a time: a large table is tens of megabytes.
+    let len = n.max(top);
+    if t.capacity() < len {
+        *t = Vec::with_capacity(len); // not reserve: that would copy the old capacity
+    }
+    while t.len() < len {
+        t.resize(len.min(t.len() + PAUSE_EVERY), F::ZERO);
+        pause::point();
+    }
     t[0] = F::ONE;
     for (j, &x) in b.iter().enumerate() {
         let half = 1 << j;
@@ -75,12 +84,23 @@ fn eq_table_into<F: Field>(t: &mut Vec<F>, b: &[F], n: usize) {
             half
         };
         let (lo, hi) = t.split_at_mut(half);
-        hi[..m].copy_from_slice(&lo[..m]);
-        F::scale(&mut hi[..m], x);
-        for (l, h) in lo[..m].iter_mut().zip(&hi[..m]) {
-            *l = l.sub(*h);
+        let (lo, rest) = lo.split_at_mut(m);
+        for (lo, hi) in lo
+            .chunks_mut(PAUSE_EVERY)
+            .zip(hi[..m].chunks_mut(PAUSE_EVERY))
+        {
+            hi.copy_from_slice(lo);
+            F::scale(hi, x);
+            for (l, h) in lo.iter_mut().zip(hi.iter()) {
+                *l = l.sub(*h);
+            }
+            pause::point();
         }
-        F::scale(&mut lo[m..], F::ONE.sub(x));
+        let not_x = F::ONE.sub(x);
+        for rest in rest.chunks_mut(PAUSE_EVERY) {
+            F::scale(rest, not_x);
+            pause::point();
+        }
     }
     t.truncate(n);
 }
@@ -178,6 +198,7 @@ pub fn verify<F: Field>(
     };
 
     for (li, (layer, lp)) in c.layers.iter().zip(proof).enumerate() {
+        pause::point();
         let alpha: F = t.element();
         let beta: F = t.element();
         let mut expr = Symbolic {
@@ -228,7 +249,12 @@ pub fn verify<F: Field>(
     let eq2 = |i: usize| e0[i].add(gamma.mul(e1[i]));
     let nl = c.layers.len();
     let mut terms: Vec<(usize, F)> = (0..c.ninputs - c.npub)
-        .map(|i| (i, eq2(c.npub + i)))
+        .map(|i| {
+            if i % PAUSE_EVERY == PAUSE_EVERY - 1 {
+                pause::point();
+            }
+            (i, eq2(c.npub + i))
+        })
         .collect();
     let [wl, wr, _] = layout.wires(nl - 1);
     terms.push((wl, F::ONE.neg()));
@@ -253,9 +279,12 @@ fn bound_term_sum<F: Field>(
     wire_tables: &[Vec<F>; 2],
 ) -> F {
     let [gate, g1] = gate_tables;
-    F::scale(g1, alpha);
-    for (a, b) in gate.iter_mut().zip(g1.iter()) {
-        *a = a.add(*b);
+    for (gate, g1) in gate.chunks_mut(PAUSE_EVERY).zip(g1.chunks_mut(PAUSE_EVERY)) {
+        F::scale(g1, alpha);
+        for (a, b) in gate.iter_mut().zip(g1.iter()) {
+            *a = a.add(*b);
+        }
+        pause::point();
     }
     let [el, er] = wire_tables;
     let coef: Vec<F> = c
@@ -299,7 +328,9 @@ fn bound_term_sum<F: Field>(
     acc.total
 }
 
-const BATCH: usize = 4096;
+const BATCH: usize = 1024;
+/// Elements of a table between two pause points.
+const PAUSE_EVERY: usize = 4096;
 
 struct RunSums<F> {
     run: Option<(usize, usize)>,
@@ -329,5 +360,6 @@ impl<F: Field> RunSums<F> {
         self.wires_r.clear();
         self.sums.clear();
         self.run = None;
+        pause::point();
     }
 }

@@ -3,6 +3,7 @@
 //! draft numbers them 1/2/3), and challenges read from AES-256-CTR keyed with the hash so far
 //! (block i encrypts i as a 16-byte LE integer). A write starts a fresh stream.
 
+use crate::pause;
 use aes::cipher::{BlockEncrypt, KeyInit};
 use aes::Aes256;
 use sha2::{Digest, Sha256};
@@ -66,12 +67,14 @@ impl Transcript {
     pub fn write_zeros(&mut self, n: usize) {
         self.raw(&[TAG_BYTES]);
         self.raw(&(n as u64).to_le_bytes());
-        let zeros = [0u8; 8192];
+        let zeros = [0u8; 65536];
         let mut left = n;
         while left > 0 {
             let k = left.min(zeros.len());
             self.hash.update(&zeros[..k]);
             left -= k;
+            // Millions of bytes for a large circuit.
+            pause::point();
         }
     }
 
@@ -120,7 +123,14 @@ impl Transcript {
     }
 
     pub fn elements<F: Field>(&mut self, n: usize) -> Vec<F> {
-        (0..n).map(|_| self.element()).collect()
+        (0..n)
+            .map(|i| {
+                if i % 4096 == 4095 {
+                    pause::point();
+                }
+                self.element()
+            })
+            .collect()
     }
 
     /// A uniform integer below `max` (≥ 1): just enough LE bytes, the top one masked to the

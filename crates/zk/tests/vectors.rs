@@ -190,3 +190,28 @@ fn a_proof_checked_against_another_circuit_or_claim_count_is_refused() {
         Err(VerifyError::AttributeCount)
     );
 }
+
+static PAUSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+fn count_pause() {
+    PAUSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A server's proof worker offers its CPU back at pause points: a check must reach one at
+/// least every 1,024 circuit terms (what a pass over a layer's terms does between two), and
+/// the hook changes no verdict.
+#[test]
+fn a_check_reaches_a_pause_point_every_thousand_terms_and_keeps_its_verdict() {
+    use std::sync::atomic::Ordering;
+    let case = Case::new(V7);
+    let c = circuit(&case.circuit);
+    let (hash_terms, sig_terms) = c.terms();
+    let checked = agegate_zk::with_pause_hook(count_pause, || case.check());
+    assert_eq!(checked, Ok(()));
+    let pauses = PAUSES.swap(0, Ordering::Relaxed);
+    assert!(
+        pauses >= (hash_terms + sig_terms) / 1024,
+        "{pauses} pause points for {hash_terms} + {sig_terms} terms"
+    );
+    assert_eq!(case.check(), Ok(()));
+    assert_eq!(PAUSES.load(Ordering::Relaxed), 0, "no hook, no pauses");
+}
