@@ -3,7 +3,7 @@
 # there), then runs the whole suite on SQLite and the integration suite again on
 # PostgreSQL (a throwaway cluster the tests start themselves; see tests/api/pg.rs). No
 # test skips for want of something setup.sh installs: a missing tool fails its tests.
-# The first run covers the workspace (crates/zk too). Extra arguments go to both `cargo
+# The first run covers the workspace (crates/zk and crates/alloc too). Extra arguments go to both `cargo
 # test` runs (e.g. a test name filter).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,10 +7,24 @@ use agegate::telemetry::LogFormat;
 // back; mimalloc's thread-local free lists make that cheaper than glibc's arenas
 // (BENCHMARKS.md).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: agegate_alloc::MiMalloc = agegate_alloc::MiMalloc;
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    // Before the runtime starts its threads (crates/alloc says why).
+    agegate_alloc::keep_freed_memory();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build();
+    match runtime {
+        Ok(runtime) => runtime.block_on(run()),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+async fn run() {
     let cli = cli::parse();
     let (default_level, format) = match &cli.command {
         Command::Serve(args) => ("info", args.log_format),
