@@ -61,6 +61,14 @@ start_pg() { # database...
 }
 stop_pg() { [[ -d $work/pg ]] && as_pg "$(pg_bin)/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true; }
 
+zk_workdir() { # name: `work`, a fresh directory under target/, and `pids`; on exit the
+  # posters are told to stop (`$work/stop`), every pid in `pids` is killed, `work` removed
+  work=$(mktemp -d "$PWD/target/$1.XXXXXX")
+  pids=()
+  trap 'touch "$work/stop"; for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+        wait 2>/dev/null || true; rm -rf "$work"' EXIT
+}
+
 start_zk_server() { # binary vectors-dir [serve argument...]: a server on core 0 in `$work`
   # with the v7 one-attribute circuit, one proof worker, the vectors' mDL anchor and a
   # signing identity (the by-reference link is the one that offers proofs; self-signed:

@@ -45,16 +45,8 @@ if [[ -z ${BIN:-} ]]; then cargo build --release --quiet --bin agegate; fi
 bin=${BIN:-$PWD/target/release/agegate}
 if ((FLOOD > 0)); then cargo build --release --quiet --example ceiling; fi
 ceiling=$PWD/target/release/examples/ceiling
-work=$(mktemp -d "$PWD/target/zk-bench.XXXXXX")
-pids=()
-cleanup() {
-  touch "$work/stop"
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 source bench/lib.sh
+zk_workdir zk-bench
 pin_load=(taskset -c 1)
 
 metrics_port=$(free_port)

@@ -34,16 +34,8 @@ if [[ -z ${SKIP_BUILD:-} ]]; then
   cargo build --release --quiet -p agegate-zk --example bench
 fi
 bin=${BIN:-$PWD/target/release/agegate}
-work=$(mktemp -d "$PWD/target/zk-phases.XXXXXX")
-pids=()
-cleanup() {
-  touch "$work/stop"
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 source bench/lib.sh
+zk_workdir zk-phases
 senders=(taskset -c 0 chrt --idle 0)
 
 start_zk_server "$bin" "$vectors"
